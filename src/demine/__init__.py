@@ -1,0 +1,65 @@
+"""demine: a Minesweeper engine, an exact solver, and a playing assistant.
+
+>>> from demine import Game, Position
+>>> game = Game(9, 9, 10, rule="zero", seed=42)
+>>> _ = game.reveal(game.geometry.cell(2, 2))
+>>> position = game.position()
+>>> position.mines
+10
+"""
+
+from demine.errors import (
+    DemineError,
+    FormatError,
+    IllegalMove,
+    InconsistentPosition,
+    InputError,
+    PositionSyntaxError,
+    SizeError,
+)
+from demine.formats import (
+    Board,
+    GameRecord,
+    board_from_mbf,
+    board_to_mbf,
+    read_boards,
+    write_boards,
+)
+from demine.game import Game, Move
+from demine.grid import PRESETS, Geometry, Preset, geometry, parse_size
+from demine.position import COVERED, FLAG, Position
+from demine.solvers import Decision, Player, available_solvers, find_solver, register
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "COVERED",
+    "FLAG",
+    "PRESETS",
+    "Board",
+    "Decision",
+    "DemineError",
+    "FormatError",
+    "Game",
+    "GameRecord",
+    "Geometry",
+    "IllegalMove",
+    "InconsistentPosition",
+    "InputError",
+    "Move",
+    "Player",
+    "Position",
+    "PositionSyntaxError",
+    "Preset",
+    "SizeError",
+    "__version__",
+    "available_solvers",
+    "board_from_mbf",
+    "board_to_mbf",
+    "find_solver",
+    "geometry",
+    "parse_size",
+    "read_boards",
+    "register",
+    "write_boards",
+]

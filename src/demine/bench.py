@@ -1,0 +1,260 @@
+"""Batch play: boards, seeds, executors and statistics.
+
+Every game is seeded from the bench seed and its index alone (``"{seed}/{index}"`` for the layout,
+``"{seed}/{index}/player"`` for the player's random choices), so
+
+- two players given the same seed play the same boards (a paired comparison), and
+- the results do not depend on how many processes play them (``jobs``).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from demine.errors import IllegalMove
+from demine.formats import Board, start_for
+from demine.game import Game
+from demine.grid import default_start, geometry
+from demine.solvers import find_solver
+
+
+@dataclass(frozen=True, slots=True)
+class GameSpec:
+    """One game to play: a generated board (size, rule, seed) or a given layout."""
+
+    index: int
+    """Position in the run; also part of the seed."""
+    width: int
+    """Columns."""
+    height: int
+    """Rows."""
+    mines: int
+    """Number of mines."""
+    rule: str
+    """First-click rule."""
+    start: int
+    """The first click."""
+    seed: str
+    """The layout's seed (the player's is derived from it)."""
+    layout: tuple[int, ...] | None = None
+    """A fixed layout to replay instead of drawing one."""
+
+    def game(self) -> Game:
+        """A fresh game for this spec."""
+        if self.layout is not None:
+            return Game.from_layout(self.width, self.height, self.layout, rule=self.rule)
+        return Game(self.width, self.height, self.mines, rule=self.rule, seed=self.seed)
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """How one game went."""
+
+    index: int
+    """The game's index in the run."""
+    won: bool
+    """Whether the player won."""
+    moves: int
+    """Moves made, the first click included."""
+    guesses: int
+    """Moves that were guesses (the first click not counted)."""
+    ms: float
+    """Wall time for the game, in milliseconds."""
+    forced_found: int = 0
+    """Cells the player proved at its decision points (when it reports them)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The record line for this game."""
+        return asdict(self)
+
+
+def generated_specs(
+    width: int, height: int, mines: int, rule: str, start: int | None, games: int, seed: int | str
+) -> list[GameSpec]:
+    """Specs for ``games`` fresh games drawn from ``seed``."""
+    s = default_start(width, height, rule) if start is None else start
+    return [GameSpec(i, width, height, mines, rule, s, f"{seed}/{i}") for i in range(games)]
+
+
+def board_specs(boards: Sequence[Board], seed: int | str, start: int | None = None) -> list[GameSpec]:
+    """Specs replaying ``boards`` (each board's own start unless ``start`` is given)."""
+    return [
+        GameSpec(
+            i,
+            b.width,
+            b.height,
+            b.mines,
+            b.rule,
+            start if start is not None else start_for(b),
+            f"{seed}/{i}",
+            b.mine_cells,
+        )
+        for i, b in enumerate(boards)
+    ]
+
+
+def play_game(spec: GameSpec, player_name: str) -> GameResult:
+    """Play one game to the end with a new player of that name."""
+    player = find_solver(player_name)
+    rng = random.Random(f"{spec.seed}/player")
+    t0 = time.perf_counter()
+    game = spec.game()
+    game.reveal(spec.start)
+    moves, guesses, forced = 1, 0, 0
+    limit = 4 * game.width * game.height + 16
+    while not game.over:
+        decision = player.decide(game.position(), rng)
+        before = len(game.moves)
+        for mv in decision.moves:
+            game.play(mv)
+            if game.over:
+                break
+        made = len(game.moves) - before
+        if made == 0:
+            raise IllegalMove(f"player {player_name!r} chose moves that change nothing: {decision.moves}")
+        moves += made
+        guesses += decision.guess
+        forced += decision.forced or 0
+        if moves > limit:
+            raise IllegalMove(f"player {player_name!r} made over {limit} moves without ending the game")
+    ms = (time.perf_counter() - t0) * 1000.0
+    return GameResult(spec.index, game.won, moves, guesses, ms, forced)
+
+
+def _play_chunk(args: tuple[list[GameSpec], str]) -> list[GameResult]:
+    specs, name = args
+    return [play_game(s, name) for s in specs]
+
+
+def run_games(
+    specs: Sequence[GameSpec],
+    player_name: str,
+    *,
+    jobs: int = 1,
+    chunk: int = 16,
+) -> Iterator[GameResult]:
+    """Play every spec; yields results as they finish (in index order when ``jobs == 1``)."""
+    find_solver(player_name)  # fail early on a bad name
+    if jobs <= 1:
+        for s in specs:
+            yield play_game(s, player_name)
+        return
+    chunks = [list(specs[i : i + chunk]) for i in range(0, len(specs), chunk)]
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for results in pool.map(_play_chunk, [(c, player_name) for c in chunks]):
+            yield from results
+
+
+def wilson(wins: int, games: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """Wilson score interval for a proportion (95% by default).
+
+    >>> lo, hi = wilson(50, 100)
+    >>> round(lo, 4), round(hi, 4)
+    (0.4038, 0.5962)
+    """
+    if games == 0:
+        return (0.0, 1.0)
+    p = wins / games
+    denom = 1 + z * z / games
+    centre = (p + z * z / (2 * games)) / denom
+    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denom
+    lo = 0.0 if wins == 0 else max(0.0, centre - half)
+    hi = 1.0 if wins == games else min(1.0, centre + half)
+    return (lo, hi)
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """The outcome of a bench run for one player."""
+
+    player: str
+    """The player's name."""
+    games: int
+    """Games played."""
+    wins: int
+    """Games won."""
+    rule: str
+    """First-click rule."""
+    start: str
+    """The start cell as ``R,C`` (or ``per board``)."""
+    ms_per_game: float
+    """Mean wall time per game."""
+    guesses_per_game: float
+    """Mean number of guesses per game."""
+
+    @property
+    def win_rate(self) -> float:
+        """wins / games."""
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def ci95(self) -> tuple[float, float]:
+        """Wilson 95% interval of the win rate."""
+        return wilson(self.wins, self.games)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``--json`` object."""
+        lo, hi = self.ci95
+        return {
+            "player": self.player,
+            "games": self.games,
+            "wins": self.wins,
+            "win_rate": self.win_rate,
+            "ci95": [lo, hi],
+            "rule": self.rule,
+            "start": self.start,
+            "ms_per_game": self.ms_per_game,
+            "guesses_per_game": self.guesses_per_game,
+        }
+
+
+def summarise(player: str, specs: Sequence[GameSpec], results: Iterable[GameResult]) -> Summary:
+    """Sum results up."""
+    res = list(results)
+    n = len(res)
+    starts = {(s.width, s.start) for s in specs}
+    if len(starts) == 1:
+        w, st = next(iter(starts))
+        r, c = divmod(st, w)
+        start = f"{r},{c}"
+    else:
+        start = "per board"
+    rules = {s.rule for s in specs}
+    return Summary(
+        player=player,
+        games=n,
+        wins=sum(r.won for r in res),
+        rule=rules.pop() if len(rules) == 1 else "mixed",
+        start=start,
+        ms_per_game=sum(r.ms for r in res) / n if n else 0.0,
+        guesses_per_game=sum(r.guesses for r in res) / n if n else 0.0,
+    )
+
+
+def bench(
+    player: str,
+    specs: Sequence[GameSpec],
+    *,
+    jobs: int = 1,
+    on_result: Callable[[GameResult], None] | None = None,
+) -> tuple[Summary, list[GameResult]]:
+    """Play ``specs`` with ``player``; returns the summary and the per-game results by index."""
+    results = []
+    for r in run_games(specs, player, jobs=jobs):
+        results.append(r)
+        if on_result is not None:
+            on_result(r)
+    results.sort(key=lambda r: r.index)
+    return summarise(player, specs, results), results
+
+
+def start_text(width: int, height: int, cell: int) -> str:
+    """``R,C`` for a cell."""
+    r, c = geometry(width, height).rowcol(cell)
+    return f"{r},{c}"

@@ -1,0 +1,242 @@
+"""The ``demine`` command."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from demine import __version__
+from demine.bench import GameResult, GameSpec, bench, board_specs, generated_specs
+from demine.errors import DemineError
+from demine.formats import Board, read_boards
+from demine.game import Game
+from demine.grid import PRESETS, RULES, default_start, parse_cell, parse_size
+from demine.solvers import DEFAULT_PLAYER, available_solvers, find_solver
+
+
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {n}")
+    return n
+
+
+def _size_arg(ns: argparse.Namespace) -> tuple[int, int, int]:
+    if ns.preset and ns.size:
+        raise DemineError("give --preset or --size, not both")
+    return parse_size(ns.size or ns.preset or "expert", ns.rule)
+
+
+def _rich_console(stderr: bool = False) -> Any | None:
+    try:
+        from rich.console import Console
+    except ImportError:
+        return None
+    return Console(stderr=stderr)
+
+
+# ------------------------------------------------------------------------------ new
+def cmd_new(ns: argparse.Namespace) -> int:
+    width, height, mines = parse_size(ns.size, ns.rule)
+    start = parse_cell(ns.start, width, height) if ns.start else default_start(width, height, ns.rule)
+    game = Game(width, height, mines, rule=ns.rule, seed=ns.seed)
+    game.reveal(start)
+    if ns.board:
+        print(json.dumps(Board.from_game(game).to_json()))
+    else:
+        sys.stdout.write(game.position().to_text())
+    return 0
+
+
+# ------------------------------------------------------------------------------ bench
+def _specs(ns: argparse.Namespace) -> list[GameSpec]:
+    if ns.boards:
+        if ns.preset or ns.size:
+            raise DemineError("--boards replays the file's boards; leave out --preset and --size")
+        boards = read_boards(ns.boards)
+        if not boards:
+            raise DemineError(f"{ns.boards}: no boards in the file")
+        start = None
+        if ns.start:
+            b0 = boards[0]
+            start = parse_cell(ns.start, b0.width, b0.height)
+        games = boards[: ns.games] if ns.games else boards
+        return board_specs(games, ns.seed, start)
+    width, height, mines = _size_arg(ns)
+    start = parse_cell(ns.start, width, height) if ns.start else None
+    if start is not None:
+        from demine.grid import check_mines
+
+        check_mines(width, height, mines, ns.rule, start)
+    return generated_specs(width, height, mines, ns.rule, start, ns.games or 100, ns.seed)
+
+
+def _progress(total: int, label: str) -> tuple[Callable[[GameResult], None], Callable[[], None]]:
+    if not sys.stderr.isatty():
+        return (lambda r: None), (lambda: None)
+    try:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+    except ImportError:
+        return (lambda r: None), (lambda: None)
+    prog = Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        transient=True,
+    )
+    prog.start()
+    task = prog.add_task(label, total=total)
+    return (lambda r: prog.advance(task)), prog.stop
+
+
+def cmd_bench(ns: argparse.Namespace) -> int:
+    specs = _specs(ns)
+    players = [p.strip() for p in (ns.compare.split(",") if ns.compare else [ns.player])]
+    for p in players:
+        find_solver(p)
+    record = open(ns.record, "w", encoding="utf-8") if ns.record else None  # noqa: SIM115
+    summaries = []
+    try:
+        for p in players:
+            tick, stop = _progress(len(specs), p)
+
+            def on_result(r: GameResult, p: str = p, tick: Callable[[GameResult], None] = tick) -> None:
+                tick(r)
+                if record is not None:
+                    record.write(json.dumps({"player": p, **r.to_json()}) + "\n")
+                    record.flush()
+
+            try:
+                summary, _ = bench(p, specs, jobs=ns.jobs, on_result=on_result)
+            finally:
+                stop()
+            summaries.append(summary)
+    finally:
+        if record is not None:
+            record.close()
+    if ns.json:
+        out = [s.to_json() for s in summaries]
+        print(json.dumps(out[0] if len(out) == 1 else out))
+        return 0
+    s0 = specs[0]
+    board = f"{s0.width}x{s0.height}/{s0.mines}" if not ns.boards else f"boards from {ns.boards}"
+    console = _rich_console()
+    if console is not None:
+        from rich.table import Table
+
+        table = Table(title=f"{board}, rule {summaries[0].rule}, start {summaries[0].start}")
+        for col in ("player", "games", "wins", "win rate", "95% CI", "guesses/game", "ms/game"):
+            table.add_column(col, justify="left" if col == "player" else "right")
+        for s in summaries:
+            lo, hi = s.ci95
+            table.add_row(
+                s.player,
+                str(s.games),
+                str(s.wins),
+                f"{100 * s.win_rate:.2f}%",
+                f"{100 * lo:.2f}-{100 * hi:.2f}%",
+                f"{s.guesses_per_game:.2f}",
+                f"{s.ms_per_game:.1f}",
+            )
+        console.print(table)
+    else:
+        for s in summaries:
+            lo, hi = s.ci95
+            print(
+                f"{s.player}: {s.wins}/{s.games} won = {100 * s.win_rate:.2f}% "
+                f"(95% CI {100 * lo:.2f}-{100 * hi:.2f}%) on {board}, rule {s.rule}, "
+                f"start {s.start}, {s.guesses_per_game:.2f} guesses/game, {s.ms_per_game:.1f} ms/game"
+            )
+    return 0
+
+
+def cmd_players(ns: argparse.Namespace) -> int:
+    for name, summary in available_solvers().items():
+        mark = " (default)" if name == DEFAULT_PLAYER else ""
+        print(f"{name}{mark}: {summary}")
+    return 0
+
+
+# ------------------------------------------------------------------------------ parser
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="demine",
+        description="Minesweeper engine, exact solver and playing assistant.",
+    )
+    parser.add_argument("--version", action="version", version=f"demine {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("new", help="start a game and print the position after the first click")
+    p.add_argument("size", help=f"a preset ({', '.join(PRESETS)}) or WxHxM")
+    p.add_argument("--seed", default=None, help="seed for the layout (default: random)")
+    p.add_argument("--rule", choices=RULES, default="safe", help="first-click rule (default: safe)")
+    p.add_argument("--start", help="first click as ROW,COL (default: the rule's usual cell)")
+    p.add_argument("--board", action="store_true", help="print the layout as a board-file line instead")
+    p.set_defaults(func=cmd_new)
+
+    p = sub.add_parser("bench", help="play many games and report the win rate")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--preset", choices=list(PRESETS), help="board preset (default: expert)")
+    g.add_argument("--size", help="custom board WxHxM")
+    p.add_argument("--rule", choices=RULES, default="safe", help="first-click rule (default: safe)")
+    p.add_argument(
+        "--start",
+        help="first click as ROW,COL (default: 0,0 for safe and none; for zero 3,3 on expert, 2,2 otherwise)",
+    )
+    p.add_argument(
+        "--games",
+        type=_positive,
+        default=None,
+        help="number of games (default: 100; with --boards, all)",
+    )
+    p.add_argument("--seed", default="1", help="seed of the run (default: 1)")
+    p.add_argument("--player", default=DEFAULT_PLAYER, help=f"player name (default: {DEFAULT_PLAYER})")
+    p.add_argument("--compare", help="comma-separated players to run on the same boards")
+    p.add_argument("--boards", help="replay the layouts of a board file instead of generating")
+    p.add_argument("--record", help="write one JSON line per game to FILE")
+    p.add_argument("--jobs", type=_positive, default=1, help="processes to play in (default: 1)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("players", help="list the players")
+    p.set_defaults(func=cmd_players)
+    _add_more(sub)
+    return parser
+
+
+def _add_more(sub: Any) -> None:
+    """Subcommands that live in other modules."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    ns = parser.parse_args(argv)
+    if ns.command is None:
+        parser.print_help()
+        return 0
+    try:
+        code: int = ns.func(ns)
+        return code
+    except DemineError as e:
+        print(f"demine {ns.command}: error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(
+            f"demine {ns.command}: error: {e.strerror or e}: {e.filename or ''}".rstrip(": "),
+            file=sys.stderr,
+        )
+        return 2
+    except KeyboardInterrupt:
+        print("demine: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,300 @@
+"""File formats: board files (JSON lines), MBF, and game records.
+
+- **Board file**: one layout per line, JSON::
+
+      {"width": 30, "height": 16, "mines": 99, "rule": "safe", "start": [0, 0],
+       "mine_cells": [[r, c], ...]}
+
+  ``demine bench --boards FILE`` replays exactly these games.
+- **MBF** (binary): width byte, height byte, mine count (2 bytes, big-endian), then one ``x, y``
+  byte pair per mine.
+- **Game record** (JSON): the layout, rule, start and every move; written atomically.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from demine.errors import DemineError, FormatError
+from demine.game import MOVE_KINDS, Game, Move
+from demine.grid import RULES, check_mines, default_start, geometry
+
+
+@dataclass(frozen=True, slots=True)
+class Board:
+    """A whole mine layout to replay, with the rule and start cell it is played under."""
+
+    width: int
+    """Columns."""
+    height: int
+    """Rows."""
+    mine_cells: tuple[int, ...]
+    """The mines, as sorted cells."""
+    rule: str = "safe"
+    """The first-click rule the layout was drawn under."""
+    start: int | None = None
+    """The first click (a cell), if fixed."""
+
+    @property
+    def mines(self) -> int:
+        """Number of mines."""
+        return len(self.mine_cells)
+
+    def game(self) -> Game:
+        """A fresh :class:`Game` on this layout."""
+        return Game.from_layout(self.width, self.height, self.mine_cells, rule=self.rule)
+
+    def to_json(self) -> dict[str, Any]:
+        """The board-file object for this board."""
+        g = geometry(self.width, self.height)
+        d: dict[str, Any] = {
+            "width": self.width,
+            "height": self.height,
+            "mines": self.mines,
+            "rule": self.rule,
+        }
+        if self.start is not None:
+            d["start"] = list(g.rowcol(self.start))
+        d["mine_cells"] = [list(g.rowcol(c)) for c in self.mine_cells]
+        return d
+
+    @classmethod
+    def from_game(cls, game: Game) -> Board:
+        """The layout of a game whose mines are placed."""
+        return cls(game.width, game.height, tuple(game.mine_cells()), game.rule, game.start)
+
+
+def _cell_pair(value: Any, width: int, height: int, what: str) -> int:
+    if (
+        not isinstance(value, list)
+        or len(value) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    ):
+        raise FormatError(f"{what} must be a [row, col] pair of whole numbers, got {value!r}")
+    r, c = value
+    if not (0 <= r < height and 0 <= c < width):
+        raise FormatError(f"{what} [{r}, {c}] is off the {width}x{height} board")
+    return int(r * width + c)
+
+
+def _int_field(obj: dict[str, Any], key: str) -> int:
+    v = obj.get(key)
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise FormatError(f"{key!r} must be a whole number, got {v!r}")
+    return v
+
+
+def board_from_json(obj: Any) -> Board:
+    """Check and convert one board-file object. Raises :class:`FormatError`."""
+    if not isinstance(obj, dict):
+        raise FormatError(f"expected a JSON object, got {type(obj).__name__}")
+    missing = [k for k in ("width", "height", "mine_cells") if k not in obj]
+    if missing:
+        raise FormatError(f"missing key(s): {', '.join(missing)}")
+    width, height = _int_field(obj, "width"), _int_field(obj, "height")
+    try:
+        check_mines(width, height, 0)
+    except DemineError as e:
+        raise FormatError(str(e)) from None
+    cells_raw = obj["mine_cells"]
+    if not isinstance(cells_raw, list):
+        raise FormatError("'mine_cells' must be a list of [row, col] pairs")
+    cells = [_cell_pair(v, width, height, "mine cell") for v in cells_raw]
+    if len(set(cells)) != len(cells):
+        raise FormatError("'mine_cells' names a cell twice")
+    if "mines" in obj and _int_field(obj, "mines") != len(cells):
+        raise FormatError(f"'mines' is {obj['mines']} but 'mine_cells' lists {len(cells)} cells")
+    rule = obj.get("rule", "safe")
+    if rule not in RULES:
+        raise FormatError(f"unknown rule {rule!r}; choose one of {', '.join(RULES)}")
+    start = None
+    if obj.get("start") is not None:
+        start = _cell_pair(obj["start"], width, height, "start")
+    if len(cells) >= width * height and rule != "none":
+        raise FormatError("every cell is a mine")
+    return Board(width, height, tuple(sorted(cells)), rule, start)
+
+
+def read_boards(path: str | Path) -> list[Board]:
+    """Read a board file; errors name the file and line."""
+    return list(iter_boards(Path(path).read_text(encoding="utf-8").splitlines(), source=str(path)))
+
+
+def iter_boards(lines: Iterable[str], source: str | None = None) -> Iterator[Board]:
+    """Parse board-file lines (blank lines and ``#`` comments are skipped)."""
+    for lineno, line in enumerate(lines, start=1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise FormatError(f"not valid JSON ({e.msg} at column {e.colno})", lineno, source) from None
+        try:
+            yield board_from_json(obj)
+        except FormatError as e:
+            raise FormatError(str(e), lineno, source) from None
+
+
+def write_boards(path: str | Path, boards: Iterable[Board]) -> None:
+    """Write a board file atomically."""
+    atomic_write(path, "".join(json.dumps(b.to_json()) + "\n" for b in boards))
+
+
+# ---------------------------------------------------------------------------- MBF
+def board_to_mbf(board: Board) -> bytes:
+    """Encode a layout as MBF. Sides and coordinates must fit a byte (at most 255)."""
+    if board.width > 255 or board.height > 255 or board.mines > 0xFFFF:
+        raise FormatError(
+            f"MBF holds boards up to 255x255 with 65535 mines; this one is "
+            f"{board.width}x{board.height} with {board.mines}"
+        )
+    out = bytearray([board.width, board.height, board.mines >> 8, board.mines & 0xFF])
+    for c in board.mine_cells:
+        y, x = divmod(c, board.width)
+        out += bytes([x, y])
+    return bytes(out)
+
+
+def board_from_mbf(data: bytes, source: str | None = None) -> Board:
+    """Decode MBF. Raises :class:`FormatError` naming the byte offset of a problem."""
+    if len(data) < 4:
+        raise FormatError(f"an MBF file has at least 4 bytes, this one has {len(data)}", source=source)
+    width, height = data[0], data[1]
+    mines = (data[2] << 8) | data[3]
+    if width == 0 or height == 0:
+        raise FormatError(f"the board size {width}x{height} has a zero side", source=source)
+    if len(data) != 4 + 2 * mines:
+        raise FormatError(
+            f"{mines} mines need {4 + 2 * mines} bytes, the file has {len(data)}", source=source
+        )
+    cells: list[int] = []
+    seen: set[int] = set()
+    for i in range(mines):
+        x, y = data[4 + 2 * i], data[5 + 2 * i]
+        if x >= width or y >= height:
+            raise FormatError(
+                f"mine {i + 1} at byte {4 + 2 * i}: (x={x}, y={y}) is off the {width}x{height} board",
+                source=source,
+            )
+        c = y * width + x
+        if c in seen:
+            raise FormatError(f"mine {i + 1} at byte {4 + 2 * i}: (x={x}, y={y}) listed twice", source=source)
+        seen.add(c)
+        cells.append(c)
+    return Board(width, height, tuple(sorted(cells)), "none", None)
+
+
+# ---------------------------------------------------------------------------- records
+RECORD_FORMAT = "demine-game"
+
+
+@dataclass(slots=True)
+class GameRecord:
+    """A whole game: its layout, rule, start, and every move, replayable."""
+
+    board: Board
+    """The layout, rule and start cell."""
+    moves: list[Move] = field(default_factory=list)
+    """Every move, in order."""
+    seed: int | str | None = None
+    """The seed the layout was drawn with, if any."""
+
+    @classmethod
+    def from_game(cls, game: Game) -> GameRecord:
+        """Record a game whose layout is placed."""
+        return cls(Board.from_game(game), list(game.moves), game.seed)
+
+    def replay(self, upto: int | None = None) -> Game:
+        """A game on the layout with the first ``upto`` moves (all by default) played."""
+        g = self.board.game()
+        for mv in self.moves[:upto]:
+            g.play(mv)
+        return g
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as a JSON object."""
+        geo = geometry(self.board.width, self.board.height)
+        d = {"format": RECORD_FORMAT, "version": 1, **self.board.to_json(), "seed": self.seed}
+        d["moves"] = [[m.kind, *geo.rowcol(m.cell)] for m in self.moves]
+        return d
+
+    @classmethod
+    def from_json(cls, obj: Any, source: str | None = None) -> GameRecord:
+        """Check and convert a record object; errors name what is wrong."""
+        if not isinstance(obj, dict) or obj.get("format") != RECORD_FORMAT:
+            raise FormatError(f'not a demine game record (no "format": "{RECORD_FORMAT}")', source=source)
+        try:
+            board = board_from_json(obj)
+        except FormatError as e:
+            raise FormatError(str(e), source=source) from None
+        raw = obj.get("moves", [])
+        if not isinstance(raw, list):
+            raise FormatError("'moves' must be a list", source=source)
+        moves = []
+        for i, m in enumerate(raw, start=1):
+            if not (isinstance(m, list) and len(m) == 3 and m[0] in MOVE_KINDS):
+                raise FormatError(
+                    f"move {i} must be [kind, row, col] with kind one of {MOVE_KINDS}, got {m!r}",
+                    source=source,
+                )
+            try:
+                cell = _cell_pair(m[1:], board.width, board.height, f"move {i}")
+            except FormatError as e:
+                raise FormatError(str(e), source=source) from None
+            moves.append(Move(m[0], cell))
+        seed = obj.get("seed")
+        if seed is not None and not isinstance(seed, int | str):
+            raise FormatError(f"'seed' must be a number or text, got {seed!r}", source=source)
+        rec = cls(board, moves, seed)
+        try:
+            rec.replay()
+        except DemineError as e:
+            raise FormatError(f"the moves do not replay on the layout: {e}", source=source) from None
+        return rec
+
+    def save(self, path: str | Path) -> None:
+        """Write the record atomically (a crash never leaves half a file)."""
+        atomic_write(path, json.dumps(self.to_json()) + "\n")
+
+    @classmethod
+    def load(cls, path: str | Path) -> GameRecord:
+        """Read a record written by :meth:`save`."""
+        text = Path(path).read_text(encoding="utf-8")
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise FormatError(
+                f"not valid JSON ({e.msg} at line {e.lineno}, column {e.colno})", source=str(path)
+            ) from None
+        return cls.from_json(obj, source=str(path))
+
+
+def atomic_write(path: str | Path, data: str | bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data.encode("utf-8") if isinstance(data, str) else data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def start_for(board: Board) -> int:
+    """The first click to play a board: its own start, or the usual one for its rule."""
+    if board.start is not None:
+        return board.start
+    return default_start(board.width, board.height, board.rule)

@@ -1,0 +1,321 @@
+"""The game: a hidden mine layout, what the player sees of it, and the rules.
+
+Layouts are generated at the first reveal (or given with :meth:`Game.from_layout`). The
+first-click rule decides which cells are kept free:
+
+- ``safe``: the first cell has no mine;
+- ``zero``: the first cell and its neighbours have no mine (the first click opens an area);
+- ``none``: no cell is kept free (the first click may lose).
+
+**Uniformity.** The mines are drawn with ``random.Random(seed).sample(allowed, mines)``, where
+``allowed`` is every cell the rule does not keep free. ``sample`` draws a uniformly random
+subset of the given size, so every layout the rule allows has the same probability,
+``1 / C(len(allowed), mines)``. Nothing is relocated after the draw (relocating a mine from the first
+cell to a fixed place, as old versions of the game did, is *not* uniform and skews probabilities).
+
+**Cost.** A move costs time in proportion to the cells it changes: a reveal floods only the cells it
+opens, the win test is a counter, and the position is one ``bytes`` copy. Placing the layout costs
+O(cells) once.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from dataclasses import dataclass
+from typing import Literal
+
+from demine.errors import IllegalMove, SizeError
+from demine.grid import RULES, Geometry, check_mines, geometry
+from demine.position import COVERED, FLAG, Position
+
+MoveKind = Literal["reveal", "flag", "chord"]
+MOVE_KINDS: tuple[MoveKind, ...] = ("reveal", "flag", "chord")
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One player action."""
+
+    kind: MoveKind
+    """``reveal``, ``flag`` (toggles a flag) or ``chord``."""
+    cell: int
+    """The cell acted on."""
+
+
+class Game:
+    """A game of Minesweeper.
+
+    >>> g = Game(9, 9, 10, rule="zero", seed=1)
+    >>> opened = g.reveal(g.geometry.cell(4, 4))
+    >>> len(opened) >= 9, g.outcome
+    (True, 'playing')
+    """
+
+    def __init__(
+        self,
+        width: int,
+        height: int,
+        mines: int,
+        *,
+        rule: str = "safe",
+        seed: int | str | None = None,
+    ) -> None:
+        if rule not in RULES:
+            raise SizeError(f"unknown first-click rule {rule!r}; choose one of {', '.join(RULES)}")
+        check_mines(width, height, mines, rule)
+        self.width = width
+        self.height = height
+        self.mines = mines
+        self.rule = rule
+        self.seed = seed
+        self.geometry: Geometry = geometry(width, height)
+        n = width * height
+        self._visible = bytearray([COVERED]) * n
+        self._mine: bytearray | None = None
+        self._count: bytearray | None = None
+        self._hidden_safe = n - mines
+        self._flags = 0
+        self._bbbv: int | None = None
+        self.start: int | None = None
+        """The first revealed cell (the first click), once there is one."""
+        self.outcome: Literal["playing", "won", "lost"] = "playing"
+        """``playing``, ``won`` or ``lost``."""
+        self.exploded: int | None = None
+        """The mine that lost the game, if any."""
+        self.moves: list[Move] = []
+        """Every move that changed the board, in order."""
+
+    # ------------------------------------------------------------------ layout
+    @classmethod
+    def from_layout(
+        cls,
+        width: int,
+        height: int,
+        mine_cells: list[int] | tuple[int, ...] | set[int],
+        *,
+        rule: str = "none",
+    ) -> Game:
+        """A game on a given layout (to replay a board). ``rule`` is kept as information."""
+        cells = sorted(set(mine_cells))
+        if len(cells) != len(mine_cells):
+            raise SizeError("the layout names a mine cell twice")
+        n = width * height
+        check_mines(width, height, len(cells))
+        for c in cells:
+            if not (0 <= c < n):
+                raise SizeError(f"mine cell {c} is off the {width}x{height} board")
+        g = cls(width, height, len(cells), rule="none")
+        g.rule = rule
+        g._set_layout(cells)
+        return g
+
+    def _set_layout(self, cells: list[int]) -> None:
+        n = self.width * self.height
+        mine = bytearray(n)
+        count = bytearray(n)
+        nb = self.geometry.neighbours
+        for c in cells:
+            mine[c] = 1
+            for d in nb(c):
+                count[d] += 1
+        self._mine = mine
+        self._count = count
+
+    def _place(self, first: int) -> None:
+        keep = {first}
+        if self.rule == "zero":
+            keep.update(self.geometry.neighbours(first))
+        elif self.rule == "none":
+            keep = set()
+        check_mines(self.width, self.height, self.mines, self.rule, first)
+        allowed = [c for c in range(self.width * self.height) if c not in keep]
+        rng = random.Random(self.seed)
+        self._set_layout(rng.sample(allowed, self.mines))
+
+    @property
+    def placed(self) -> bool:
+        """Whether the mine layout exists yet (it is drawn at the first reveal)."""
+        return self._mine is not None
+
+    def mine_cells(self) -> list[int]:
+        """The hidden layout (sorted cells). Raises IllegalMove before the first reveal."""
+        if self._mine is None:
+            raise IllegalMove("the layout is drawn at the first reveal; there is none yet")
+        return [i for i, v in enumerate(self._mine) if v]
+
+    def is_mine(self, cell: int) -> bool:
+        """Whether ``cell`` holds a mine (for tests and replays, never for solvers)."""
+        if self._mine is None:
+            raise IllegalMove("the layout is drawn at the first reveal; there is none yet")
+        return bool(self._mine[cell])
+
+    # ------------------------------------------------------------------ moves
+    def _check(self, cell: int) -> None:
+        if self.outcome != "playing":
+            raise IllegalMove(f"the game is over ({self.outcome})")
+        if not (0 <= cell < self.width * self.height):
+            raise IllegalMove(f"cell {cell} is off the {self.width}x{self.height} board")
+
+    def reveal(self, cell: int) -> list[int]:
+        """Open ``cell`` (flooding zeros); returns the cells opened. A flagged or already open
+        cell is left alone. Opening a mine loses."""
+        self._check(cell)
+        if self._visible[cell] != COVERED:
+            return []
+        if self._mine is None:
+            self._place(cell)
+        if self.start is None:
+            self.start = cell
+        self.moves.append(Move("reveal", cell))
+        return self._open(cell)
+
+    def _open(self, cell: int) -> list[int]:
+        mine, count, vis = self._mine, self._count, self._visible
+        assert mine is not None and count is not None
+        if mine[cell]:
+            self.outcome = "lost"
+            self.exploded = cell
+            return []
+        nb = self.geometry.neighbours
+        opened = [cell]
+        vis[cell] = count[cell]
+        if count[cell] == 0:
+            todo = deque([cell])
+            while todo:
+                c = todo.popleft()
+                for d in nb(c):
+                    if vis[d] == COVERED:
+                        vis[d] = count[d]
+                        opened.append(d)
+                        if count[d] == 0:
+                            todo.append(d)
+        self._hidden_safe -= len(opened)
+        if self._hidden_safe == 0:
+            self.outcome = "won"
+        return opened
+
+    def flag(self, cell: int) -> bool:
+        """Toggle a flag on a covered cell; returns whether the cell is now flagged."""
+        self._check(cell)
+        v = self._visible[cell]
+        if v == COVERED:
+            self._visible[cell] = FLAG
+            self._flags += 1
+        elif v == FLAG:
+            self._visible[cell] = COVERED
+            self._flags -= 1
+        else:
+            raise IllegalMove(f"cell {self.geometry.name(cell)} is open and cannot be flagged")
+        self.moves.append(Move("flag", cell))
+        return self._visible[cell] == FLAG
+
+    def chord(self, cell: int) -> list[int]:
+        """Open the unflagged neighbours of an open number whose flag count equals it.
+
+        As in Windows, a wrong flag makes the chord open a mine and lose. A number whose flags do
+        not match, or a covered cell, is left alone (returns ``[]``).
+        """
+        self._check(cell)
+        v = self._visible[cell]
+        if v >= COVERED or self._mine is None:
+            return []
+        nb = self.geometry.neighbours(cell)
+        vis = self._visible
+        if sum(1 for d in nb if vis[d] == FLAG) != v:
+            return []
+        targets = [d for d in nb if vis[d] == COVERED]
+        if not targets:
+            return []
+        self.moves.append(Move("chord", cell))
+        opened: list[int] = []
+        for d in targets:
+            if vis[d] == COVERED:
+                opened += self._open(d)
+                if self.outcome == "lost":
+                    break
+        return opened
+
+    def play(self, move: Move) -> list[int]:
+        """Apply a :class:`Move`; returns the cells opened (empty for a flag)."""
+        if move.kind == "reveal":
+            return self.reveal(move.cell)
+        if move.kind == "chord":
+            return self.chord(move.cell)
+        if move.kind == "flag":
+            self.flag(move.cell)
+            return []
+        raise IllegalMove(f"unknown move kind {move.kind!r}")
+
+    # ------------------------------------------------------------------ views
+    def position(self) -> Position:
+        """What the player sees now (with the total mine count)."""
+        return Position(self.width, self.height, bytes(self._visible), self.mines)
+
+    @property
+    def over(self) -> bool:
+        """Whether the game has ended."""
+        return self.outcome != "playing"
+
+    @property
+    def won(self) -> bool:
+        """Whether the game was won."""
+        return self.outcome == "won"
+
+    @property
+    def flags(self) -> int:
+        """Flags on the board."""
+        return self._flags
+
+    @property
+    def safe_left(self) -> int:
+        """Safe cells not yet opened."""
+        return self._hidden_safe
+
+    def bbbv(self) -> int:
+        """The 3BV of the layout: the fewest clicks that clear it without flags (openings plus
+        numbers not at the edge of an opening). O(cells), cached."""
+        if self._bbbv is None:
+            if self._mine is None or self._count is None:
+                raise IllegalMove("the layout is drawn at the first reveal; there is none yet")
+            self._bbbv = bbbv(self.geometry, self._mine, self._count)
+        return self._bbbv
+
+    def copy(self) -> Game:
+        """An independent copy (same layout, same state)."""
+        g = Game.__new__(Game)
+        g.__dict__.update(self.__dict__)
+        g._visible = bytearray(self._visible)
+        g.moves = list(self.moves)
+        return g
+
+    def __repr__(self) -> str:
+        return (
+            f"<Game {self.width}x{self.height}/{self.mines} rule={self.rule} "
+            f"seed={self.seed!r} {self.outcome}>"
+        )
+
+
+def bbbv(geo: Geometry, mine: bytearray, count: bytearray) -> int:
+    """3BV of a layout given as a mine bitmap and neighbour counts."""
+    n = geo.cells
+    seen = bytearray(n)
+    total = 0
+    nb = geo.neighbours
+    for c in range(n):
+        if mine[c] or count[c] or seen[c]:
+            continue
+        total += 1
+        seen[c] = 1
+        todo = [c]
+        while todo:
+            x = todo.pop()
+            for d in nb(x):
+                if not seen[d]:
+                    seen[d] = 1
+                    if count[d] == 0:
+                        todo.append(d)
+    for c in range(n):
+        if not seen[c] and not mine[c]:
+            total += 1
+    return total

@@ -1,0 +1,106 @@
+"""The result types of an analysis: :class:`Analysis`, :class:`Reason`, and the budget
+:class:`Limit`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Literal
+
+ReasonKind = Literal["number", "pair", "component", "mine-count"]
+
+
+@dataclass(frozen=True, slots=True)
+class Limit:
+    """A budget for one analysis.
+
+    When the exact count would exceed it, :func:`~demine.analyze` returns what the cheaper rules
+    prove, with approximate probabilities and ``Analysis.approximate = True``.
+    """
+
+    seconds: float | None = None
+    """Wall-clock budget; None for no limit."""
+    states: int = 2_000_000
+    """The most partial states the counter may hold at once (bounds memory)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    """Why a cell is forced.
+
+    ``kind`` is ``number`` (one revealed number forces it), ``pair`` (two numbers together, the
+    subset rule), ``component`` (a set of numbers together, found by exact counting) or
+    ``mine-count`` (the numbers allow it either way; only the total mine count decides).
+    """
+
+    kind: ReasonKind
+    """Which rule proves it."""
+    numbers: tuple[int, ...]
+    """The constraints involved: revealed cells on a board, constraint labels otherwise."""
+
+
+@dataclass(eq=False)
+class Analysis:
+    """What can be known about the covered cells of a position.
+
+    Probabilities are exact ``Fraction`` values (``probability``) with float access (``p``).
+    They are stored per group of cells that share them, and made into fractions only when asked for.
+    """
+
+    unknown: tuple[int, ...]
+    """The cells analysed (covered, and flagged ones when flags are not trusted)."""
+    safe: frozenset[int]
+    """Cells that hold no mine in any consistent layout."""
+    mines: frozenset[int]
+    """Cells that hold a mine in every consistent layout."""
+    solutions: int | None
+    """The number of consistent mine layouts of the unknown cells (None when approximate)."""
+    approximate: bool = False
+    """True when the budget ran out and the probabilities are estimates."""
+    ms: float = 0.0
+    """Time taken, in milliseconds."""
+    known_mines: frozenset[int] = frozenset()
+    """Flags trusted as mines (not part of ``unknown``)."""
+    _prob: dict[int, tuple[int, int]] = field(default_factory=dict, repr=False)
+    _reasons_fn: Callable[[], dict[int, Reason]] | None = field(default=None, repr=False)
+    _reasons: dict[int, Reason] | None = field(default=None, repr=False)
+
+    def probability(self, cell: int) -> Fraction:
+        """The chance that ``cell`` holds a mine, exactly."""
+        num, den = self._prob[cell]
+        return Fraction(num, den)
+
+    def p(self, cell: int) -> float:
+        """The chance that ``cell`` holds a mine, as a float."""
+        num, den = self._prob[cell]
+        if num == 0:
+            return 0.0
+        return num / den
+
+    @property
+    def probabilities(self) -> dict[int, Fraction]:
+        """Every unknown cell's chance of a mine."""
+        return {c: Fraction(n, d) for c, (n, d) in self._prob.items()}
+
+    def float_probabilities(self) -> dict[int, float]:
+        """Every unknown cell's chance of a mine, as floats."""
+        return {c: (n / d if n else 0.0) for c, (n, d) in self._prob.items()}
+
+    @property
+    def reasons(self) -> dict[int, Reason]:
+        """For each cell in ``safe`` or ``mines``, what forces it (computed on first use)."""
+        if self._reasons is None:
+            self._reasons = self._reasons_fn() if self._reasons_fn else {}
+        return self._reasons
+
+    def safest(self) -> list[int]:
+        """The unknown cells with the lowest chance of a mine (row-major order)."""
+        if not self._prob:
+            return []
+        best = min(self._prob.values(), key=lambda nd: Fraction(*nd) if nd[0] else Fraction(0))
+        target = Fraction(*best) if best[0] else Fraction(0)
+        return sorted(c for c, (n, d) in self._prob.items() if (Fraction(n, d) if n else 0) == target)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.unknown)

@@ -1,0 +1,206 @@
+"""From what a player sees to a system of constraints, and from constraints to boxes and
+independent components.
+
+A *constraint* says how many mines lie among a set of unknown cells (one per revealed number on a
+board). A *box* is a set of unknown cells that lie in exactly the same constraints: they are
+interchangeable, so the counter treats a box of ``s`` cells as one variable 0..s weighted by the
+binomial ``C(s, k)``. A *component* is a set of boxes linked by shared constraints; components are
+independent except through the total mine count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from demine.errors import InconsistentPosition, InputError
+from demine.position import COVERED, FLAG, Position
+
+
+@dataclass(slots=True)
+class System:
+    """Constraints over unknown cells, plus the mines left among them.
+
+    ``constraints[i] = (cells, value, label)``; ``label`` names the source (a revealed cell on a
+    board) for reasons and errors, through ``describe``.
+    """
+
+    unknown: list[int]
+    """Every variable cell (also those in no constraint: the off-frontier cells)."""
+    constraints: list[tuple[tuple[int, ...], int, int]]
+    """``(cells, mines among them, label)``."""
+    mines_left: int | None
+    """Mines among the unknown cells; None when the total is not known."""
+    known_mines: frozenset[int] = frozenset()
+    """Cells taken as mines without analysis (trusted flags)."""
+    describe: Callable[[int], str] = field(default=lambda label: f"constraint #{label}")
+    """Names a label for messages."""
+    flag_note: str = ""
+    """Added to inconsistency messages when trusted flags may be the cause."""
+
+
+def position_system(position: Position, *, trust_flags: bool = True) -> System:
+    """The constraint system of a position. O(cells).
+
+    With ``trust_flags`` the flags are mines and each number's value is reduced by its flags; a
+    flag that makes a number impossible raises :class:`InconsistentPosition` naming both.
+    Without it, flags are covered cells like any other.
+    """
+    geo = position.geometry
+    states = position.states
+    nb = geo.neighbours
+    width = position.width
+    unknown_state = (COVERED,) if trust_flags else (COVERED, FLAG)
+    unknown = [i for i, v in enumerate(states) if v in unknown_state]
+    known = frozenset(i for i, v in enumerate(states) if v == FLAG) if trust_flags else frozenset()
+
+    def describe(cell: int) -> str:
+        r, c = divmod(cell, width)
+        return f"the {states[cell]} at ({r},{c})"
+
+    constraints: list[tuple[tuple[int, ...], int, int]] = []
+    for cell, v in enumerate(states):
+        if v >= COVERED:
+            continue
+        cells = []
+        flags = 0
+        for d in nb(cell):
+            s = states[d]
+            if s == COVERED:
+                cells.append(d)
+            elif s == FLAG:
+                if trust_flags:
+                    flags += 1
+                else:
+                    cells.append(d)
+        need = v - flags
+        if need < 0 or need > len(cells):
+            r, c = divmod(cell, width)
+            flagged = [geo.name(d) for d in nb(cell) if states[d] == FLAG]
+            if need < 0:
+                msg = (
+                    f"the {v} at ({r},{c}) has {flags} flags around it "
+                    f"({', '.join(flagged)}): more than it allows"
+                )
+            else:
+                msg = (
+                    f"the {v} at ({r},{c}) needs {need} more mines but has only "
+                    f"{len(cells)} covered cells around it"
+                )
+            raise InconsistentPosition(msg, (cell, *(d for d in nb(cell) if states[d] == FLAG)))
+        if cells:
+            constraints.append((tuple(cells), need, cell))
+    mines_left = None
+    if position.mines is not None:
+        mines_left = position.mines - len(known)
+        if mines_left < 0:
+            raise InconsistentPosition(
+                f"{len(known)} flags but only {position.mines} mines in all",
+                tuple(sorted(known)),
+                mine_count=True,
+            )
+    note = " (flags are trusted as mines; analyse with trust_flags=False to doubt them)" if known else ""
+    return System(unknown, constraints, mines_left, known, describe, note)
+
+
+def constraint_system(
+    constraints: Iterable[tuple[Iterable[int], int]],
+    *,
+    cells: Iterable[int] | int,
+    mines: int | None,
+) -> System:
+    """A system from hand-written constraints ``(cells, mines among them)``.
+
+    ``cells`` is every variable (or a count ``n`` for ``range(n)``); variables in no constraint
+    are free cells weighted by the total ``mines`` (None: no total is known).
+    """
+    unknown = list(range(cells)) if isinstance(cells, int) else sorted(set(cells))
+    known = set(unknown)
+    out = []
+    for i, (group, value) in enumerate(constraints):
+        cs = tuple(sorted(set(group)))
+        missing = [c for c in cs if c not in known]
+        if missing:
+            raise InputError(f"constraint #{i} names cells {missing} that are not among the cells")
+        if not isinstance(value, int) or value < 0:
+            raise InputError(f"constraint #{i} has value {value!r}; it must be a whole number >= 0")
+        out.append((cs, value, i))
+    if mines is not None and (mines < 0 or mines > len(unknown)):
+        raise InconsistentPosition(
+            f"{mines} mines do not fit among {len(unknown)} cells", (), mine_count=True
+        )
+    return System(unknown, out, mines)
+
+
+@dataclass(slots=True)
+class Component:
+    """Boxes linked by shared constraints."""
+
+    boxes: list[tuple[int, ...]]
+    """The cells of each box."""
+    box_cons: list[list[int]]
+    """For each box, the local indices of its constraints."""
+    cons_value: list[int]
+    """Each constraint's value."""
+    cons_label: list[int]
+    """Each constraint's label."""
+    cons_boxes: list[list[int]] = field(default_factory=list)
+    """For each constraint, its boxes."""
+
+    @property
+    def cells(self) -> int:
+        """Cells in the component."""
+        return sum(len(b) for b in self.boxes)
+
+
+def components(
+    constraints: Sequence[tuple[Sequence[int], int, int]],
+) -> list[Component]:
+    """Group the constrained cells into boxes and split them into independent components.
+
+    O(total constraint size) with a union-find over constraints.
+    """
+    cell_cons: dict[int, list[int]] = {}
+    for i, (cells, _, _) in enumerate(constraints):
+        for c in cells:
+            cell_cons.setdefault(c, []).append(i)
+    parent = list(range(len(constraints)))
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    boxes: dict[tuple[int, ...], list[int]] = {}
+    for c, cs in cell_cons.items():
+        key = tuple(cs)
+        boxes.setdefault(key, []).append(c)
+        r0 = find(cs[0])
+        for other in cs[1:]:
+            r = find(other)
+            if r != r0:
+                parent[r] = r0
+    groups: dict[int, list[tuple[int, ...]]] = {}
+    for key in boxes:
+        groups.setdefault(find(key[0]), []).append(key)
+    out = []
+    for keys in groups.values():
+        local: dict[int, int] = {}
+        comp = Component([], [], [], [])
+        for key in keys:
+            for ci in key:
+                if ci not in local:
+                    local[ci] = len(comp.cons_value)
+                    comp.cons_value.append(constraints[ci][1])
+                    comp.cons_label.append(constraints[ci][2])
+                    comp.cons_boxes.append([])
+        for key in keys:
+            b = len(comp.boxes)
+            comp.boxes.append(tuple(sorted(boxes[key])))
+            lc = [local[ci] for ci in key]
+            comp.box_cons.append(lc)
+            for ci in lc:
+                comp.cons_boxes[ci].append(b)
+        out.append(comp)
+    return out

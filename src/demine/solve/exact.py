@@ -1,0 +1,440 @@
+"""The exact counting engine.
+
+Given a :class:`~demine.solve.constraints.System`, count every mine layout that satisfies it and
+derive each unknown cell's exact chance of a mine, the cells forced either way, and the number of
+solutions.
+
+**Method.**
+
+1. The number rule decides what single constraints force (cheap; shrinks the problem).
+2. The rest is split into boxes (cells in the same constraints) and independent components.
+3. Each component is counted by dynamic programming over its boxes in an elimination order that
+   keeps few constraints *open* (some boxes counted, some not). A partial state is the tuple of
+   open constraints' remaining values plus the mines used so far; states that agree are merged, so
+   a long, thin frontier costs about linear time. The forward pass gives ``W[t]``, the weighted
+   number of the component's layouts with ``t`` mines (a box of ``s`` cells with ``k`` mines weighs
+   ``C(s, k)``).
+4. Components are combined by convolution over mine totals, weighting a frontier total ``T`` by
+   ``C(off-frontier cells, mines left - T)``. For each component this gives ``R[t]``, the weight of
+   everything else when the component holds ``t`` mines.
+5. A backward pass over the stored forward states, seeded with ``R``, gives for every box the
+   weighted number of mines in it over all layouts; dividing by the total gives the probability.
+
+All counts are Python ints, exact. Cost: O(sum over steps of states x box size) per pass, where the
+number of states depends on the frontier's width, not its length.
+
+>>> from demine.solve.constraints import constraint_system
+>>> sys = constraint_system([({0, 1, 2}, 1), ({1, 2, 3}, 2)], cells=4, mines=None)
+>>> res = solve_system(sys)
+>>> sorted(res.safe), sorted(res.mines)
+([0], [3])
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from math import comb
+
+from demine.errors import InconsistentPosition
+from demine.solve.analysis import Analysis, Limit, Reason
+from demine.solve.constraints import Component, System, components
+from demine.solve.rules import Propagator
+
+#: The prior chance of a mine per cell when the total is not known (about expert's density).
+DEFAULT_DENSITY = Fraction(1, 5)
+
+
+class _OverBudget(Exception):
+    pass
+
+
+@dataclass(slots=True)
+class _Counted:
+    comp: Component
+    order: list[int]
+    layers: list[list[tuple[tuple[int, ...], int, list[tuple[int, int, tuple[int, ...]]]]]]
+    final: dict[tuple[int, ...], int]
+    W: list[int]
+
+
+def _order(comp: Component) -> list[int]:
+    """A greedy elimination order: next, the box that leaves the fewest constraints open."""
+    nb = len(comp.boxes)
+    left = [len(bs) for bs in comp.cons_boxes]  # unprocessed boxes per constraint
+    done = [False] * nb
+    open_: set[int] = set()
+    order: list[int] = []
+    box_cons = comp.box_cons
+    cons_boxes = comp.cons_boxes
+    while len(order) < nb:
+        cand: set[int] = set()
+        for c in open_:
+            for b in cons_boxes[c]:
+                if not done[b]:
+                    cand.add(b)
+        if not cand:
+            # a fresh start: the box whose constraints touch the fewest other boxes
+            best = min(
+                (b for b in range(nb) if not done[b]),
+                key=lambda b: (sum(len(cons_boxes[c]) for c in box_cons[b]), b),
+            )
+        else:
+            best = -1
+            best_key: tuple[int, int, int] = (0, 0, 0)
+            for b in cand:
+                opened = closed = 0
+                for c in box_cons[b]:
+                    if left[c] == 1:
+                        closed += 1
+                    elif c not in open_:
+                        opened += 1
+                key = (opened - closed, -closed, b)
+                if best < 0 or key < best_key:
+                    best, best_key = b, key
+        done[best] = True
+        order.append(best)
+        for c in box_cons[best]:
+            left[c] -= 1
+            if left[c] == 0:
+                open_.discard(c)
+            else:
+                open_.add(c)
+    return order
+
+
+def _count(comp: Component, max_mines: int, deadline: float | None, state_cap: int) -> _Counted:
+    """The forward pass: per-step states with their successors, and W[t]."""
+    order = _order(comp)
+    box_cons = comp.box_cons
+    cons_value = comp.cons_value
+    sizes = [len(b) for b in comp.boxes]
+    # capacity left in each constraint after each step, and the step that closes it
+    cap = [sum(sizes[b] for b in bs) for bs in comp.cons_boxes]
+    open_list: list[int] = []
+    F: dict[tuple[int, ...], int] = {(0,): 1}
+    layers = []
+    binoms = {s: [comb(s, k) for k in range(s + 1)] for s in set(sizes)}
+    for b in order:
+        s = sizes[b]
+        cb = box_cons[b]
+        pos_old = {c: i for i, c in enumerate(open_list)}
+        for c in cb:
+            cap[c] -= s
+        new_open = [c for c in open_list if cap[c] > 0 or c not in cb]
+        new_open += [c for c in cb if c not in pos_old and cap[c] > 0]
+        srcs = [(pos_old.get(c, -1), cons_value[c]) for c in new_open]
+        cb_set = set(cb)
+        subpos = [i for i, c in enumerate(new_open) if c in cb_set]
+        cb_src = [(pos_old.get(c, -1), cons_value[c], cap[c]) for c in cb]
+        bin_s = binoms[s]
+        layer = []
+        G: dict[tuple[int, ...], int] = {}
+        for key, w in F.items():
+            m = key[-1]
+            lo = 0
+            hi = s if s < max_mines - m else max_mines - m
+            for idx, init, cp in cb_src:
+                r = key[idx] if idx >= 0 else init
+                if r < hi:
+                    hi = r
+                if r - cp > lo:
+                    lo = r - cp
+            succ = []
+            if lo <= hi:
+                base = [key[idx] if idx >= 0 else init for idx, init in srcs]
+                for k in range(lo, hi + 1):
+                    nk = base.copy()
+                    for p in subpos:
+                        nk[p] -= k
+                    nk.append(m + k)
+                    t = tuple(nk)
+                    c = bin_s[k]
+                    succ.append((k, c, t))
+                    G[t] = G.get(t, 0) + w * c
+            layer.append((key, w, succ))
+        layers.append(layer)
+        if len(G) > state_cap:
+            raise _OverBudget
+        if deadline is not None and time.perf_counter() > deadline:
+            raise _OverBudget
+        open_list = new_open
+        F = G
+    assert not open_list
+    W = [0] * (max((k[-1] for k in F), default=0) + 1)
+    for key, w in F.items():
+        W[key[-1]] += w
+    return _Counted(comp, order, layers, F, W)
+
+
+def _marginals(cnt: _Counted, R: list[int]) -> tuple[list[int], int]:
+    """The backward pass: for each box, the weighted mine count over all layouts, where a layout
+    with ``t`` mines in this component weighs ``R[t]``; and the total weight."""
+    G = {key: (R[key[-1]] if key[-1] < len(R) else 0) for key in cnt.final}
+    M = [0] * len(cnt.comp.boxes)
+    for b, layer in zip(reversed(cnt.order), reversed(cnt.layers), strict=True):
+        H: dict[tuple[int, ...], int] = {}
+        num = 0
+        for key, w, succ in layer:
+            g = 0
+            mk = 0
+            for k, c, t in succ:
+                v = c * G[t]
+                g += v
+                if k:
+                    mk += k * v
+            H[key] = g
+            if mk:
+                num += w * mk
+        M[b] = num
+        G = H
+    return M, G[(0,)]
+
+
+def _convolve(a: list[int], b: list[int]) -> list[int]:
+    out = [0] * (len(a) + len(b) - 1)
+    for i, x in enumerate(a):
+        if x:
+            for j, y in enumerate(b):
+                if y:
+                    out[i + j] += x * y
+    return out
+
+
+def solve_system(system: System, limit: Limit | None = None, density: Fraction | None = None) -> Analysis:
+    """Analyse a constraint system exactly (or approximately, past ``limit``)."""
+    t0 = time.perf_counter()
+    limit = limit or Limit()
+    deadline = t0 + limit.seconds if limit.seconds is not None else None
+    prop = Propagator(system.constraints, system.describe, system.flag_note)
+    prop.run_numbers()
+    decided = dict(prop.decided)
+    rest = prop.remaining()
+    comps = components(rest)
+    in_frontier = {c for cs, _, _ in rest for c in cs}
+    off = [c for c in system.unknown if c not in decided and c not in in_frontier]
+    n_off = len(off)
+    forced_mines = sum(decided.values())
+    L = None if system.mines_left is None else system.mines_left - forced_mines
+    if L is not None and L < 0:
+        raise InconsistentPosition(
+            f"the numbers need at least {forced_mines} mines among the covered cells, but only "
+            f"{system.mines_left} are left{system.flag_note}",
+            (),
+            mine_count=True,
+        )
+    max_mines = L if L is not None else len(in_frontier)
+    comps.sort(key=lambda c: c.cells)
+    try:
+        counted = [_count(c, max_mines, deadline, limit.states) for c in comps]
+    except _OverBudget:
+        return _approximate(system, t0, limit)
+    for cnt in counted:
+        if not any(cnt.W):
+            raise _component_conflict(cnt.comp, system, max_mines)
+    prob: dict[int, tuple[int, int]] = {}
+    for c, v in decided.items():
+        prob[c] = (v, 1)
+    if L is None:
+        p = density if density is not None else DEFAULT_DENSITY
+        a, d = p.numerator, p.denominator
+        solutions = 2**n_off
+        for cnt in counted:
+            n = cnt.comp.cells
+            R = [a**t * (d - a) ** (n - t) for t in range(n + 1)]
+            M, Z = _marginals(cnt, R)
+            solutions *= sum(cnt.W)
+            for b, cells in enumerate(cnt.comp.boxes):
+                nd = (M[b], len(cells) * Z)
+                for c in cells:
+                    prob[c] = nd
+        for c in off:
+            prob[c] = (a, d)
+    else:
+        Ws = [cnt.W for cnt in counted]
+        # prefix/suffix products give each component the convolution of all the others
+        pre = [[1]]
+        for W in Ws:
+            pre.append(_convolve(pre[-1], W))
+        suf = [[1]]
+        for W in reversed(Ws):
+            suf.append(_convolve(suf[-1], W))
+        suf.reverse()
+        total_poly = pre[-1]
+        cb = [comb(n_off, x) if 0 <= x <= n_off else 0 for x in range(L + 1)]
+
+        def weight(x: int) -> int:
+            return cb[x] if 0 <= x <= L else 0
+
+        Z = sum(w * weight(L - T) for T, w in enumerate(total_poly) if w)
+        if Z == 0:
+            lo = next(T for T, w in enumerate(total_poly) if w) + forced_mines
+            hi = len(total_poly) - 1 + forced_mines + n_off
+            raise InconsistentPosition(
+                f"the mine count cannot be met: {system.mines_left} mines are left, but the numbers "
+                f"allow between {lo} and {hi} among the covered cells{system.flag_note}",
+                (),
+                mine_count=True,
+            )
+        solutions = Z
+        for i, cnt in enumerate(counted):
+            others = _convolve(pre[i], suf[i + 1])
+            R = [0] * len(cnt.W)
+            for t in range(len(cnt.W)):
+                acc = 0
+                for u, o in enumerate(others):
+                    if o:
+                        acc += o * weight(L - t - u)
+                R[t] = acc
+            M, Zc = _marginals(cnt, R)
+            assert Zc == Z, (Zc, Z)
+            for b, cells in enumerate(cnt.comp.boxes):
+                nd = (M[b], len(cells) * Z)
+                for c in cells:
+                    prob[c] = nd
+        if n_off:
+            num = sum(
+                w * (comb(n_off - 1, L - T - 1) if 0 <= L - T - 1 <= n_off - 1 else 0)
+                for T, w in enumerate(total_poly)
+                if w
+            )
+            nd = (num, Z)
+            for c in off:
+                prob[c] = nd
+    safe = frozenset(c for c, (n, d) in prob.items() if n == 0)
+    mines = frozenset(c for c, (n, d) in prob.items() if n == d)
+
+    def reasons() -> dict[int, Reason]:
+        return _reasons(system, safe | mines, comps, L is not None)
+
+    return Analysis(
+        unknown=tuple(system.unknown),
+        safe=safe,
+        mines=mines,
+        solutions=solutions,
+        approximate=False,
+        ms=(time.perf_counter() - t0) * 1000.0,
+        known_mines=system.known_mines,
+        _prob=prob,
+        _reasons_fn=reasons,
+    )
+
+
+def _feasible(comp: Component, max_mines: int) -> bool:
+    return any(_count(comp, max_mines, None, 1 << 62).W)
+
+
+def _sub_component(comp: Component, keep: list[int]) -> Component:
+    """The component restricted to constraints ``keep`` (boxes re-grouped)."""
+    cons = []
+    for ci in keep:
+        cells = tuple(c for b in comp.cons_boxes[ci] for c in comp.boxes[b])
+        cons.append((cells, comp.cons_value[ci], comp.cons_label[ci]))
+    parts = components(cons)
+    merged = Component([], [], [], [], [])
+    for p in parts:
+        off_c = len(merged.cons_value)
+        off_b = len(merged.boxes)
+        merged.boxes += p.boxes
+        merged.box_cons += [[c + off_c for c in bc] for bc in p.box_cons]
+        merged.cons_value += p.cons_value
+        merged.cons_label += p.cons_label
+        merged.cons_boxes += [[b + off_b for b in cb] for cb in p.cons_boxes]
+    return merged
+
+
+def _component_conflict(comp: Component, system: System, max_mines: int) -> InconsistentPosition:
+    """An error naming a small set of numbers that cannot hold together (deletion-minimal when
+    the component is small enough to test cheaply)."""
+    if max_mines < comp.cells and _feasible(comp, comp.cells):
+        left = system.mines_left
+        return InconsistentPosition(
+            f"the mine count cannot be met: the numbers need more mines than the {left} "
+            f"left{system.flag_note}",
+            (),
+            mine_count=True,
+        )
+    keep = list(range(len(comp.cons_value)))
+    if len(keep) <= 40:
+        i = 0
+        while i < len(keep):
+            trial = keep[:i] + keep[i + 1 :]
+            if trial and not _feasible(_sub_component(comp, trial), max_mines):
+                keep = trial
+            else:
+                i += 1
+    labels = sorted(comp.cons_label[i] for i in keep)
+    names = ", ".join(system.describe(lab) for lab in labels)
+    return InconsistentPosition(f"these numbers cannot all hold: {names}{system.flag_note}", tuple(labels))
+
+
+def _reasons(
+    system: System, forced: frozenset[int], comps: list[Component], counted_total: bool
+) -> dict[int, Reason]:
+    """Attribute a reason to every forced cell: the cheapest rule that proves it."""
+    prop = Propagator(system.constraints, system.describe, system.flag_note)
+    prop.run_all()
+    out = {c: r for c, r in prop.reasons.items() if c in forced}
+    todo = forced - out.keys()
+    if not todo:
+        return out
+    for comp in comps:
+        cells = {c for b in comp.boxes for c in b}
+        mine = cells & todo
+        if not mine:
+            continue
+        # forced inside the component whatever its mine total?
+        cnt = _count(comp, comp.cells, None, 1 << 62)
+        M, Z = _marginals(cnt, [1] * len(cnt.W))
+        labels = tuple(sorted(comp.cons_label))
+        for b, box in enumerate(comp.boxes):
+            local_forced = M[b] == 0 or M[b] == len(box) * Z
+            for c in box:
+                if c in todo:
+                    out[c] = Reason("component", labels) if local_forced else Reason("mine-count", ())
+        todo -= mine
+    for c in todo:
+        out[c] = Reason("mine-count", ())
+    return out
+
+
+def _approximate(system: System, t0: float, limit: Limit) -> Analysis:
+    """Past the budget: what the cheap rules prove, and estimated probabilities."""
+    prop = Propagator(system.constraints, system.describe, system.flag_note)
+    prop.run_all()
+    decided = prop.decided
+    rest = prop.remaining()
+    prob: dict[int, tuple[int, int]] = {c: (v, 1) for c, v in decided.items()}
+    est: dict[int, list[Fraction]] = {}
+    for cells, value, _ in rest:
+        f = Fraction(value, len(cells))
+        for c in cells:
+            est.setdefault(c, []).append(f)
+    frontier_expect = Fraction(0)
+    for c, fs in est.items():
+        p = sum(fs, Fraction(0)) / len(fs)
+        prob[c] = (p.numerator, p.denominator)
+        frontier_expect += p
+    off = [c for c in system.unknown if c not in prob]
+    if off:
+        if system.mines_left is None:
+            p_off = DEFAULT_DENSITY
+        else:
+            left = system.mines_left - sum(decided.values()) - frontier_expect
+            p_off = min(Fraction(1), max(Fraction(0), left / len(off)))
+        for c in off:
+            prob[c] = (p_off.numerator, p_off.denominator)
+    safe = frozenset(c for c, v in decided.items() if v == 0)
+    mines = frozenset(c for c, v in decided.items() if v == 1)
+    return Analysis(
+        unknown=tuple(system.unknown),
+        safe=safe,
+        mines=mines,
+        solutions=None,
+        approximate=True,
+        ms=(time.perf_counter() - t0) * 1000.0,
+        known_mines=system.known_mines,
+        _prob=prob,
+        _reasons=dict(prop.reasons),
+    )

@@ -1,0 +1,145 @@
+"""The cheap rules, with reasons: one number alone, and two numbers together.
+
+- **number**: a constraint whose remaining value is 0 (all its cells safe) or equals its remaining
+  cells (all mines).
+- **pair** (the subset rule and its generalisation): for constraints A and B, with
+  ``a = A - B`` and ``b = B - A``: when ``value(B) - value(A) == |b|``, every cell of ``b`` is a
+  mine and every cell of ``a`` is safe. With ``a`` empty this is the classic subset rule.
+
+Both are sound: they never decide a cell that some consistent layout leaves the other way. They are
+not complete; the exact counter is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from demine.errors import InconsistentPosition
+from demine.solve.analysis import Reason
+
+Constraint = tuple[tuple[int, ...], int, int]
+
+
+class Propagator:
+    """Applies the cheap rules to a fixed point, recording a reason for each decided cell.
+
+    ``decided`` maps cell -> 0 (safe) / 1 (mine). Costs O(total constraint size) for the number
+    rule; the pair rule adds O(pairs of overlapping constraints) per round.
+    """
+
+    def __init__(
+        self,
+        constraints: Sequence[Constraint],
+        describe: Callable[[int], str],
+        note: str = "",
+    ) -> None:
+        self.cells: list[set[int]] = [set(c) for c, _, _ in constraints]
+        self.value: list[int] = [v for _, v, _ in constraints]
+        self.label: list[int] = [lab for _, _, lab in constraints]
+        self.involved: list[set[int]] = [{lab} for _, _, lab in constraints]
+        self.cell_cons: dict[int, list[int]] = {}
+        for i, cs in enumerate(self.cells):
+            for c in cs:
+                self.cell_cons.setdefault(c, []).append(i)
+        self.decided: dict[int, int] = {}
+        self.reasons: dict[int, Reason] = {}
+        self.describe = describe
+        self.note = note
+        self._queue = list(range(len(self.cells)))
+        self._queued = [True] * len(self.cells)
+
+    # ------------------------------------------------------------------ core
+    def _conflict(self, i: int) -> InconsistentPosition:
+        labels = sorted(self.involved[i])
+        names = ", ".join(self.describe(lab) for lab in labels)
+        if len(labels) == 1:
+            msg = f"{names} cannot be satisfied{self.note}"
+        else:
+            msg = f"these numbers cannot all hold: {names}{self.note}"
+        return InconsistentPosition(msg, tuple(labels))
+
+    def decide(self, cell: int, value: int, reason: Reason) -> None:
+        """Fix ``cell``; raises InconsistentPosition when it was fixed the other way."""
+        old = self.decided.get(cell)
+        if old is not None:
+            if old != value:
+                labels = set(reason.numbers) | set(self.reasons[cell].numbers)
+                names = ", ".join(self.describe(lab) for lab in sorted(labels))
+                raise InconsistentPosition(
+                    f"these numbers cannot all hold: {names}{self.note}", tuple(sorted(labels))
+                )
+            return
+        self.decided[cell] = value
+        self.reasons[cell] = reason
+        for i in self.cell_cons.get(cell, ()):
+            self.cells[i].discard(cell)
+            self.value[i] -= value
+            self.involved[i].update(reason.numbers)
+            if not self._queued[i]:
+                self._queued[i] = True
+                self._queue.append(i)
+
+    def run_numbers(self) -> None:
+        """The number rule, to a fixed point."""
+        q = self._queue
+        while q:
+            i = q.pop()
+            self._queued[i] = False
+            cs, v = self.cells[i], self.value[i]
+            if v < 0 or v > len(cs):
+                raise self._conflict(i)
+            if cs and (v == 0 or v == len(cs)):
+                reason = Reason("number", (self.label[i],))
+                val = 1 if v else 0
+                for c in sorted(cs):
+                    self.decide(c, val, reason)
+
+    def run_pairs(self) -> bool:
+        """One round of the pair rule (then numbers again); returns whether anything changed."""
+        changed = False
+        n = len(self.cells)
+        for i in range(n):
+            A = self.cells[i]
+            if not A:
+                continue
+            others: set[int] = set()
+            for c in A:
+                others.update(self.cell_cons[c])
+            for j in sorted(others):
+                if j == i:
+                    continue
+                B = self.cells[j]
+                if not B or not (A & B):
+                    continue
+                b = B - A
+                if self.value[j] - self.value[i] == len(b):
+                    a = A - B
+                    if not a and not b:
+                        continue
+                    reason = Reason("pair", (self.label[i], self.label[j]))
+                    for c in sorted(b):
+                        self.decide(c, 1, reason)
+                    for c in sorted(a):
+                        self.decide(c, 0, reason)
+                    changed = True
+                    self.run_numbers()
+                    A = self.cells[i]
+                    if not A:
+                        break
+                elif self.value[j] - self.value[i] > len(b) or self.value[i] - self.value[j] > len(A - B):
+                    labels = sorted(self.involved[i] | self.involved[j])
+                    names = ", ".join(self.describe(lab) for lab in labels)
+                    raise InconsistentPosition(
+                        f"these numbers cannot all hold: {names}{self.note}", tuple(labels)
+                    )
+        return changed
+
+    def run_all(self) -> None:
+        """Numbers and pairs to a fixed point."""
+        self.run_numbers()
+        while self.run_pairs():
+            pass
+
+    def remaining(self) -> list[Constraint]:
+        """The constraints left over the undecided cells (those with no cells dropped)."""
+        return [(tuple(sorted(cs)), self.value[i], self.label[i]) for i, cs in enumerate(self.cells) if cs]

@@ -1,0 +1,38 @@
+"""Players (strategies) behind one interface, found by name with :func:`find_solver`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from demine.errors import InputError
+from demine.solvers.base import Decision, Player
+from demine.solvers.random_player import RandomPlayer
+
+_REGISTRY: dict[str, tuple[Callable[[], Player], str]] = {}
+
+
+def register(name: str, factory: Callable[[], Player], summary: str) -> None:
+    """Make a player available to :func:`find_solver` under ``name``."""
+    _REGISTRY[name] = (factory, summary)
+
+
+def find_solver(name: str) -> Player:
+    """A new player by name; :class:`InputError` lists the names when ``name`` is unknown."""
+    try:
+        factory, _ = _REGISTRY[name]
+    except KeyError:
+        raise InputError(f"unknown player {name!r}; available: {', '.join(sorted(_REGISTRY))}") from None
+    return factory()
+
+
+def available_solvers() -> dict[str, str]:
+    """Registered player names with a one-line summary each."""
+    return {name: summary for name, (_, summary) in sorted(_REGISTRY.items())}
+
+
+register("random", RandomPlayer, "opens a uniformly random covered cell; never flags")
+
+#: The player used when none is named: always the strongest one registered.
+DEFAULT_PLAYER = "random"
+
+__all__ = ["DEFAULT_PLAYER", "Decision", "Player", "available_solvers", "find_solver", "register"]
