@@ -212,7 +212,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_more(sub: Any) -> None:
-    """Subcommands that live in other modules."""
+    """Subcommands whose code lives in other modules."""
+    from demine.analyze_cli import add_analyze
+
+    add_analyze(sub)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,121 @@
+"""``demine analyze``: exact probabilities and forced cells of text positions."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from demine.errors import DemineError
+from demine.position import COVERED, FLAG, Position
+from demine.solve import Analysis, Limit, analyze
+
+#: The CLI's default budget per position, in seconds.
+DEFAULT_SECONDS = 10.0
+
+
+def add_analyze(sub: Any) -> None:
+    p = sub.add_parser(
+        "analyze",
+        help="exact mine probabilities, safe cells and mines of text positions",
+        description="Analyse positions in the .mine text format (FILE '-' reads standard input).",
+    )
+    p.add_argument("files", nargs="+", metavar="FILE", help="position files ('-' for stdin)")
+    p.add_argument("--json", action="store_true", help="one JSON object per file")
+    p.add_argument("--mines", type=int, help="total mine count (overrides the file's)")
+    p.add_argument("--no-trust-flags", action="store_true", help="treat flags as covered cells, not mines")
+    p.add_argument(
+        "--seconds",
+        type=float,
+        default=DEFAULT_SECONDS,
+        help=f"budget per position before falling back to estimates (default {DEFAULT_SECONDS:g})",
+    )
+    p.set_defaults(func=cmd_analyze)
+
+
+def _read(name: str) -> tuple[str, str]:
+    if name == "-":
+        return "<stdin>", sys.stdin.read()
+    with open(name, encoding="utf-8") as f:
+        return name, f.read()
+
+
+def analysis_json(position: Position, a: Analysis) -> dict[str, Any]:
+    """The ``--json`` object of one analysis."""
+    w = position.width
+    covered = [c for c in a.unknown if position.states[c] == COVERED]
+    return {
+        "width": position.width,
+        "height": position.height,
+        "mines": position.mines,
+        "solutions": None if a.solutions is None else str(a.solutions),
+        "probabilities": [[*divmod(c, w), a.p(c)] for c in covered],
+        "safe": [list(divmod(c, w)) for c in sorted(a.safe)],
+        "mine_cells": [list(divmod(c, w)) for c in sorted(a.mines)],
+        "approximate": a.approximate,
+        "ms": round(a.ms, 3),
+    }
+
+
+def _cell_text(position: Position, a: Analysis, cell: int) -> str:
+    v = position.states[cell]
+    if v < COVERED:
+        return str(v)
+    if v == FLAG and cell in a.known_mines:
+        return "F"
+    if cell in a.safe:
+        return "S"
+    if cell in a.mines:
+        return "M"
+    p = a.p(cell) * 100
+    if p < 1:
+        return "<1%"
+    if p > 99:
+        return ">99%"
+    return f"{round(p)}%"
+
+
+def render_grid(position: Position, a: Analysis) -> str:
+    """Mine percentages on a grid: numbers as shown, F trusted flag, S safe, M mine."""
+    w = position.width
+    head = "    " + "".join(f"{c:>5}" for c in range(w))
+    lines = [head]
+    for r in range(position.height):
+        lines.append(f"{r:>3} " + "".join(f"{_cell_text(position, a, r * w + c):>5}" for c in range(w)))
+    return "\n".join(lines)
+
+
+def cmd_analyze(ns: argparse.Namespace) -> int:
+    status = 0
+    limit = Limit(seconds=ns.seconds)
+    for name in ns.files:
+        try:
+            source, text = _read(name)
+            position = Position.from_text(text)
+            if ns.mines is not None:
+                position = position.with_mines(ns.mines)
+            a = analyze(position, limit=limit, trust_flags=not ns.no_trust_flags)
+        except (DemineError, OSError) as e:
+            msg = str(e) if isinstance(e, DemineError) else f"{e.strerror}: {e.filename}"
+            status = 2
+            if ns.json:
+                print(json.dumps({"file": name, "error": msg}))
+            else:
+                print(f"demine analyze: {name}: error: {msg}", file=sys.stderr)
+            continue
+        if ns.json:
+            print(json.dumps({"file": source, **analysis_json(position, a)}))
+            continue
+        g = position.geometry
+        print(f"{source}: {position.width}x{position.height}, mines {position.mines}")
+        print(render_grid(position, a))
+        print("legend: digits = revealed, F = flag (trusted), S = safe, M = mine, others = % chance")
+        print("safe:", " ".join(g.name(c) for c in sorted(a.safe)) or "none")
+        print("mines:", " ".join(g.name(c) for c in sorted(a.mines)) or "none")
+        if a.approximate:
+            print(f"approximate: the exact count did not finish in {ns.seconds:g} s; estimates shown")
+        else:
+            print(f"solutions: {a.solutions}")
+        print(f"time: {a.ms:.2f} ms")
+    return status

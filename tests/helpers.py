@@ -1,0 +1,80 @@
+"""Brute force and position makers shared by the tests."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from itertools import combinations
+
+from demine.game import Game
+from demine.position import COVERED, FLAG, Position
+
+
+def brute_force(
+    position: Position, trust_flags: bool = True, density: Fraction = Fraction(1, 5)
+) -> tuple[dict[int, Fraction], int, Fraction]:
+    """Every unknown cell's mine probability by enumerating all layouts.
+
+    Returns (probabilities, number of layouts, total weight). With a known mine count, layouts
+    are those with exactly the right total; otherwise each layout with m mines among the n unknown
+    cells weighs density^m (1 - density)^(n - m).
+    """
+    geo = position.geometry
+    st = position.states
+    unknown_states = (COVERED,) if trust_flags else (COVERED, FLAG)
+    unknown = [c for c in range(position.cells) if st[c] in unknown_states]
+    known = {c for c in range(position.cells) if st[c] == FLAG} if trust_flags else set()
+    numbers = [(c, st[c]) for c in range(position.cells) if st[c] < COVERED]
+    n = len(unknown)
+    if position.mines is not None:
+        totals = [position.mines - len(known)]
+    else:
+        totals = list(range(n + 1))
+    hits = {c: Fraction(0) for c in unknown}
+    total_w = Fraction(0)
+    count = 0
+    for m in totals:
+        if m < 0 or m > n:
+            continue
+        w = Fraction(1) if position.mines is not None else density**m * (1 - density) ** (n - m)
+        for combo in combinations(unknown, m):
+            mines = known | set(combo)
+            if all(sum(d in mines for d in geo.neighbours(c)) == v for c, v in numbers):
+                count += 1
+                total_w += w
+                for c in combo:
+                    hits[c] += w
+    if count == 0:
+        return {}, 0, Fraction(0)
+    return {c: hits[c] / total_w for c in unknown}, count, total_w
+
+
+def random_position(
+    rng: random.Random,
+    width: int,
+    height: int,
+    mines: int,
+    max_covered: int,
+    flag_share: float = 0.0,
+    wrong_flags: int = 0,
+    known_total: bool = True,
+) -> tuple[Position, set[int]]:
+    """A position from a real random layout: open random safe cells until at most
+    ``max_covered`` cells stay covered; flag a share of the mines (and some wrong cells)."""
+    cells = list(range(width * height))
+    layout = set(rng.sample(cells, mines))
+    game = Game.from_layout(width, height, sorted(layout))
+    safe = [c for c in cells if c not in layout]
+    rng.shuffle(safe)
+    vis = bytearray([COVERED]) * (width * height)
+    for c in safe:
+        if sum(v == COVERED for v in vis) <= max_covered:
+            break
+        vis[c] = game._count[c] if game._count is not None else 0
+    for c in layout:
+        if rng.random() < flag_share:
+            vis[c] = FLAG
+    covered_safe = [c for c in safe if vis[c] == COVERED]
+    for c in rng.sample(covered_safe, min(wrong_flags, len(covered_safe))):
+        vis[c] = FLAG
+    return Position(width, height, bytes(vis), mines if known_total else None), layout

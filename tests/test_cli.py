@@ -1,0 +1,119 @@
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from demine.cli import main
+from demine.formats import Board, write_boards
+from demine.game import Game
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_help_lists_the_subcommands() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "demine", "--help"], capture_output=True, text=True, check=True
+    ).stdout
+    for sub in ("new", "bench", "analyze", "players"):
+        assert sub in out
+
+
+def test_new_prints_a_position_after_the_first_click(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "new", "expert", "--seed", "7")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "30x16x99" and len(lines) == 17
+    assert lines[1][0] != "H"  # the corner was opened
+    code, again, _ = run(capsys, "new", "expert", "--seed", "7")
+    assert again == out
+
+
+def test_bench_json_has_the_documented_keys_and_is_reproducible(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ["bench", "--preset", "beginner", "--games", "200", "--player", "random", "--seed", "1", "--json"]
+    code, out, _ = run(capsys, *args)
+    assert code == 0
+    obj = json.loads(out)
+    assert set(obj) >= {"player", "games", "wins", "win_rate", "ci95", "rule", "start", "ms_per_game"}
+    assert obj["games"] == 200 and obj["rule"] == "safe" and obj["start"] == "0,0"
+    lo, hi = obj["ci95"]
+    assert 0 <= lo <= obj["win_rate"] <= hi <= 1
+    _, again, _ = run(capsys, *args)
+    assert json.loads(again)["wins"] == obj["wins"]
+
+
+def test_bench_replays_a_board_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    boards = []
+    for s in range(30):
+        g = Game(5, 5, 2, rule="safe", seed=s)
+        g.reveal(0)
+        boards.append(Board.from_game(g))
+    path = tmp_path / "boards.jsonl"
+    write_boards(path, boards)
+    args = ["bench", "--boards", str(path), "--player", "random", "--seed", "1", "--json"]
+    _, out1, _ = run(capsys, *args)
+    _, out2, _ = run(capsys, *args)
+    a, b = json.loads(out1), json.loads(out2)
+    assert a["games"] == 30 and a["wins"] == b["wins"]
+    assert 0 < a["wins"] < 30  # random wins some easy 5x5 boards, not all
+
+
+def test_bench_records_one_line_per_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rec = tmp_path / "r.jsonl"
+    run(capsys, "bench", "--size", "5x5x3", "--games", "7", "--player", "random", "--record", str(rec))
+    lines = [json.loads(x) for x in rec.read_text().splitlines()]
+    assert [x["index"] for x in lines] == list(range(7))
+    assert set(lines[0]) >= {"index", "won", "moves", "guesses", "ms"}
+
+
+def test_bench_human_output_names_rule_start_and_ci(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "bench", "--size", "6x6x4", "--games", "10", "--rule", "zero", "--player", "random"
+    )
+    assert code == 0
+    assert "zero" in out and "2,2" in out and "CI" in out
+
+
+def test_malformed_board_line_is_named_without_a_traceback(tmp_path: Path) -> None:
+    path = tmp_path / "b.jsonl"
+    good = json.dumps(Board(3, 3, (0,), "safe").to_json())
+    path.write_text(good + "\n" + good + "\n{oops\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "demine", "bench", "--boards", str(path), "--player", "random"],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 2
+    assert "line 3" in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["bench", "--size", "3x3x20"], "do not fit"),
+        (["bench", "--player", "nobody", "--games", "1"], "unknown player"),
+        (["bench", "--boards", "/nonexistent/boards.jsonl"], "No such file"),
+        (["new", "12x"], "neither a preset"),
+        (["bench", "--size", "5x5x3", "--start", "9,9"], "off the"),
+    ],
+)
+def test_bad_input_gives_a_clear_error(
+    capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    code, _, err = run(capsys, *args)
+    assert code == 2
+    assert message in err and "Traceback" not in err
+
+
+def test_jobs_do_not_change_results(capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["bench", "--size", "8x8x10", "--games", "40", "--player", "random", "--json", "--seed", "9"]
+    _, one, _ = run(capsys, *base)
+    _, two, _ = run(capsys, *base, "--jobs", "2")
+    assert json.loads(one)["wins"] == json.loads(two)["wins"]

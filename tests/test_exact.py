@@ -1,0 +1,246 @@
+"""The exact engine against brute force, external data, worked examples and real games."""
+
+import json
+import random
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from demine import InconsistentPosition, Position
+from demine.game import Game
+from demine.position import COVERED, FLAG
+from demine.solve import Limit, analyze, analyze_constraints
+from tests.helpers import brute_force, random_position
+
+DATA = Path(__file__).parent / "data" / "ms_toollib"
+
+
+def check_against_brute_force(p: Position, trust_flags: bool = True) -> None:
+    want, count, _ = brute_force(p, trust_flags=trust_flags)
+    if count == 0:
+        with pytest.raises(InconsistentPosition):
+            analyze(p, trust_flags=trust_flags)
+        return
+    a = analyze(p, trust_flags=trust_flags)
+    assert not a.approximate
+    assert a.probabilities == want
+    assert a.safe == {c for c, f in want.items() if f == 0}
+    assert a.mines == {c for c, f in want.items() if f == 1}
+    if p.mines is not None:
+        assert a.solutions == count
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 10**9),
+    w=st.integers(1, 5),
+    h=st.integers(1, 5),
+    density=st.floats(0.05, 0.6),
+    known_total=st.booleans(),
+    flag_share=st.sampled_from([0.0, 0.0, 0.5]),
+)
+def test_small_positions_match_brute_force_exactly(
+    seed: int, w: int, h: int, density: float, known_total: bool, flag_share: float
+) -> None:
+    rng = random.Random(seed)
+    mines = max(0, min(w * h - 1, round(density * w * h)))
+    p, _ = random_position(rng, w, h, mines, max_covered=12, flag_share=flag_share, known_total=known_total)
+    check_against_brute_force(p)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**9), mines=st.integers(4, 20), wrong=st.integers(0, 2))
+def test_8x8_positions_with_few_covered_cells_match_brute_force(seed: int, mines: int, wrong: int) -> None:
+    rng = random.Random(seed)
+    p, _ = random_position(rng, 8, 8, mines, max_covered=13, flag_share=0.3, wrong_flags=wrong)
+    # wrong flags make the position inconsistent when trusted, never when doubted
+    check_against_brute_force(p, trust_flags=True)
+    check_against_brute_force(p, trust_flags=False)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    w=st.integers(1, 4),
+    h=st.integers(1, 4),
+    cells=st.lists(st.integers(0, FLAG), min_size=16, max_size=16),
+    mines=st.one_of(st.none(), st.integers(0, 16)),
+)
+def test_arbitrary_grids_are_either_exact_or_inconsistent(
+    w: int, h: int, cells: list[int], mines: int | None
+) -> None:
+    states = bytes(min(v, FLAG) for v in cells[: w * h])
+    if mines is not None:
+        mines = min(mines, w * h)
+    p = Position(w, h, states, mines)
+    if p.unrevealed_count() > 12:
+        return
+    check_against_brute_force(p)
+
+
+def _expected_cases() -> dict[str, dict[str, object]]:
+    return json.loads((DATA / "expected.json").read_text())  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("name", sorted(_expected_cases()))
+def test_ms_toollib_cases(name: str) -> None:
+    case = _expected_cases()[name]
+    p = Position.from_text((DATA / f"{name}.txt").read_text())
+    assert p.mines == case["mines"]
+    if case["expected"] == "INCONSISTENT":
+        with pytest.raises(InconsistentPosition):
+            analyze(p)
+        return
+    a = analyze(p)
+    g = p.geometry
+    expected = case["expected"]
+    assert isinstance(expected, dict)
+    for key, value in expected.items():
+        r, c = map(int, key.split(","))
+        assert abs(a.p(g.cell(r, c)) - value) <= 1e-12, key
+    if "expected_other" in case:
+        # expected_other is the chance of a mine off the frontier (next to no revealed number)
+        others = [c for c in p.covered_cells() if not any(p.is_revealed(d) for d in g.neighbours(c))]
+        assert others
+        for c in others:
+            assert abs(a.p(c) - float(case["expected_other"])) <= 1e-12  # type: ignore[arg-type]
+
+
+def test_seed_example_a_b_c_d() -> None:
+    # A+B+C = 1 and B+C+D = 2: A safe, D a mine
+    a = analyze_constraints([({0, 1, 2}, 1), ({1, 2, 3}, 2)], cells=4, mines=None)
+    assert a.safe == {0} and a.mines == {3}
+    assert a.reasons[0].kind == "pair" and a.reasons[3].kind == "pair"
+
+
+def test_seed_example_c_is_safe() -> None:
+    # a+b = 1, d+e = 1, a+b+c+d+e = 2: c = 0
+    a = analyze_constraints([({0, 1}, 1), ({3, 4}, 1), ({0, 1, 2, 3, 4}, 2)], cells=5, mines=None)
+    assert a.safe == {2} and not a.mines
+    assert a.probability(0) == Fraction(1, 2)
+
+
+def test_seed_example_every_symbol_decided() -> None:
+    # a+b = 2, a+b+c = 2, d+e = 2, b+c+d+e+f = 3
+    a, b, c, d, e, f = range(6)
+    res = analyze_constraints(
+        [({a, b}, 2), ({a, b, c}, 2), ({d, e}, 2), ({b, c, d, e, f}, 3)], cells=6, mines=None
+    )
+    assert res.mines == {a, b, d, e} and res.safe == {c, f}
+    assert res.solutions == 1 * 2**0  # no free cells: exactly one layout
+
+
+def test_mine_count_alone_can_force_cells() -> None:
+    # 1 H H / a single 1 touching two cells, one mine in all: the far cells must be safe
+    p = Position.from_text("4x1x1\n1HHH")
+    a = analyze(p)
+    assert a.safe == {2, 3} or a.safe == {3}
+    assert 3 in a.safe
+    assert a.reasons[3].kind == "mine-count"
+
+
+def test_pair_reason_and_number_chains() -> None:
+    # 1-2-1 over three covered cells: the pair rule finds one mine, single numbers do the rest
+    p = Position.from_text("3x2\n121\nHHH")
+    a = analyze(p)
+    assert a.mines == {3, 5} and a.safe == {4}
+    assert a.reasons[5].kind == "pair"  # the 1 and the 2 on the left put a mine at (1,2)
+    assert {a.reasons[c].kind for c in (3, 4)} <= {"number", "pair"}
+
+
+def test_component_reason_when_no_one_or_two_numbers_suffice() -> None:
+    # found by searching random 6x6 positions; (5,0) is forced only by counting several numbers
+    p = Position.from_text("6x6\n2H2111\n3H31H1\nHH4211\n3HHH00\nHHH2H0\nH3H100\n")
+    a = analyze(p)
+    cell = p.geometry.cell(5, 0)
+    assert cell in a.safe | a.mines
+    reason = a.reasons[cell]
+    assert reason.kind == "component" and len(reason.numbers) >= 3
+    want, _, _ = brute_force(p)
+    assert want[cell] in (0, 1)
+
+
+def test_density_mode_when_the_total_is_unknown() -> None:
+    p = Position.from_text("3x1\n1HH")
+    a = analyze(p)
+    assert a.probability(1) == 1 and a.probability(2) == Fraction(1, 5)
+    a = analyze(p, density=Fraction(1, 2))
+    assert a.probability(2) == Fraction(1, 2)
+
+
+def test_trusted_flags_are_mines_and_a_contradicting_flag_is_named() -> None:
+    p = Position.from_text("3x1x1\nF1H")
+    a = analyze(p)
+    assert a.safe == {2} and a.known_mines == {0}
+    bad = Position.from_text("4x2x1\nF0HH\nHHHH")
+    with pytest.raises(InconsistentPosition, match=r"the 0 at \(0,1\) has 1 flags") as err:
+        analyze(bad)
+    assert 0 in err.value.cells
+    a = analyze(bad, trust_flags=False)
+    assert 0 in a.safe  # the 0 proves the flagged cell safe
+
+
+def test_inconsistent_numbers_are_named() -> None:
+    p = Position.from_text("4x2x2\n1H2H\nHH1H")
+    with pytest.raises(InconsistentPosition) as err:
+        brute = brute_force(p)
+        assert brute[1] == 0
+        analyze(p)
+    assert err.value.cells
+    assert "cannot" in str(err.value)
+
+
+def test_too_many_flags_for_the_count_is_a_mine_count_error() -> None:
+    with pytest.raises(InconsistentPosition, match="flags but only") as err:
+        analyze(Position.from_text("3x1x1\nFFH"))
+    assert err.value.mine_count
+
+
+def test_limit_gives_an_approximate_but_sound_answer() -> None:
+    rng = random.Random(3)
+    p, layout = random_position(rng, 30, 16, 130, max_covered=300, flag_share=0.0)
+    a = analyze(p, limit=Limit(states=1))
+    assert a.approximate and a.solutions is None
+    assert not (a.safe & layout) and a.mines <= layout
+    exact = analyze(p)
+    assert a.safe <= exact.safe and a.mines <= exact.mines
+    for c in p.covered_cells():
+        assert 0 <= a.p(c) <= 1
+
+
+def test_soundness_over_real_games() -> None:
+    """At every step of seeded games: no safe cell is a mine and no mine cell is safe."""
+    steps = 0
+    for seed in range(12):
+        for size in ((16, 16, 40), (30, 16, 99)):
+            g = Game(*size, rule="safe", seed=f"sound{seed}")
+            g.reveal(0)
+            rng = random.Random(seed)
+            while not g.over:
+                p = g.position()
+                a = analyze(p)
+                steps += 1
+                layout = set(g.mine_cells())
+                assert not (a.safe & layout)
+                assert a.mines <= layout
+                if rng.random() < 0.3 and a.mines - set(p.flagged_cells()):
+                    g.flag(min(a.mines - set(p.flagged_cells())))
+                    continue
+                if a.safe:
+                    g.reveal(min(a.safe))
+                else:
+                    g.reveal(min(p.covered_cells(), key=lambda c: (a.probability(c), c)))
+    assert steps > 200
+
+
+def test_reasons_cover_every_forced_cell() -> None:
+    g = Game(16, 16, 40, rule="zero", seed=11)
+    g.reveal(2 * 16 + 2)
+    a = analyze(g.position())
+    assert a.safe or a.mines
+    assert set(a.reasons) == a.safe | a.mines
+    for cell, reason in a.reasons.items():
+        for n in reason.numbers:
+            assert g.position().states[n] < COVERED, (cell, reason)
