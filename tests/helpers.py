@@ -26,10 +26,7 @@ def brute_force(
     known = {c for c in range(position.cells) if st[c] == FLAG} if trust_flags else set()
     numbers = [(c, st[c]) for c in range(position.cells) if st[c] < COVERED]
     n = len(unknown)
-    if position.mines is not None:
-        totals = [position.mines - len(known)]
-    else:
-        totals = list(range(n + 1))
+    totals = [position.mines - len(known)] if position.mines is not None else list(range(n + 1))
     hits = {c: Fraction(0) for c in unknown}
     total_w = Fraction(0)
     count = 0
