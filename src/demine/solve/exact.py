@@ -46,21 +46,35 @@ from demine.solve.rules import Propagator
 DEFAULT_DENSITY = Fraction(1, 5)
 
 
+#: Run the pair rule before counting when a component has at least this many boxes and its
+#: elimination order keeps at least this many constraints open at once.
+PAIR_BOXES = 20
+PAIR_WIDTH = 6
+
+
 class _OverBudget(Exception):
     pass
+
+
+def _width(comp: Component) -> int:
+    """How many constraints the greedy elimination order keeps open at most."""
+    return _plan(comp, _greedy_order(comp))[1] // 4
 
 
 @dataclass(slots=True)
 class _Counted:
     comp: Component
     order: list[int]
-    layers: list[list[tuple[tuple[int, ...], int, list[tuple[int, int, tuple[int, ...]]]]]]
-    final: dict[tuple[int, ...], int]
+    steps: list[tuple[int, list[tuple[int, int, int]], int, int]]
+    """Per step: (box size, [(shift, initial residual or -1, capacity after)], open delta, key step)."""
+    layers: list[dict[int, int]]
+    shift_m: int
     W: list[int]
 
 
-def _order(comp: Component) -> list[int]:
-    """A greedy elimination order: next, the box that leaves the fewest constraints open."""
+def _greedy_order(comp: Component, start: int | None = None) -> list[int]:
+    """A greedy elimination order: next, the box that leaves the fewest constraints open; on ties,
+    the one whose open constraints are nearest to closing."""
     nb = len(comp.boxes)
     left = [len(bs) for bs in comp.cons_boxes]  # unprocessed boxes per constraint
     done = [False] * nb
@@ -75,22 +89,28 @@ def _order(comp: Component) -> list[int]:
                 if not done[b]:
                     cand.add(b)
         if not cand:
-            # a fresh start: the box whose constraints touch the fewest other boxes
-            best = min(
-                (b for b in range(nb) if not done[b]),
-                key=lambda b: (sum(len(cons_boxes[c]) for c in box_cons[b]), b),
-            )
+            if start is not None and not order:
+                best = start
+            else:
+                # a fresh start: the box whose constraints touch the fewest other boxes
+                best = min(
+                    (b for b in range(nb) if not done[b]),
+                    key=lambda b: (sum(len(cons_boxes[c]) for c in box_cons[b]), b),
+                )
         else:
             best = -1
-            best_key: tuple[int, int, int] = (0, 0, 0)
+            best_key: tuple[int, float, int] = (0, 0.0, 0)
             for b in cand:
                 opened = closed = 0
+                near = 0.0
                 for c in box_cons[b]:
                     if left[c] == 1:
                         closed += 1
                     elif c not in open_:
                         opened += 1
-                key = (opened - closed, -closed, b)
+                    else:
+                        near -= 1.0 / left[c]
+                key = (opened - closed, near, b)
                 if best < 0 or key < best_key:
                     best, best_key = b, key
         done[best] = True
@@ -104,92 +124,178 @@ def _order(comp: Component) -> list[int]:
     return order
 
 
-def _count(comp: Component, max_mines: int, deadline: float | None, state_cap: int) -> _Counted:
-    """The forward pass: per-step states with their successors, and W[t]."""
-    order = _order(comp)
-    box_cons = comp.box_cons
-    cons_value = comp.cons_value
+def _order_cost(comp: Component, order: list[int]) -> int:
+    """An estimate of the states an order creates: per step, the product over open constraints
+    of the values each could still take."""
+    left = [len(bs) for bs in comp.cons_boxes]
+    open_: set[int] = set()
+    total = 0
+    values = comp.cons_value
+    for b in order:
+        for c in comp.box_cons[b]:
+            left[c] -= 1
+            if left[c] == 0:
+                open_.discard(c)
+            else:
+                open_.add(c)
+        prod = 1
+        for c in open_:
+            prod *= min(values[c], 4) + 1
+        total += prod
+    return total
+
+
+#: Components whose greedy order is estimated to cost more than this many states try several
+#: start boxes and keep the cheapest order.
+MULTI_START_COST = 5000
+MULTI_STARTS = 8
+
+
+def _order(comp: Component) -> list[int]:
+    """The elimination order for a component (see :func:`_greedy_order`)."""
+    order = _greedy_order(comp)
+    nb = len(comp.boxes)
+    cost = _order_cost(comp, order)
+    if cost <= MULTI_START_COST:
+        return order
+    cons_boxes, box_cons = comp.cons_boxes, comp.box_cons
+    starts = sorted(range(nb), key=lambda b: (sum(len(cons_boxes[c]) for c in box_cons[b]), b))
+    best, best_cost = order, cost
+    for st in starts[:MULTI_STARTS]:
+        o = _greedy_order(comp, st)
+        cost = _order_cost(comp, o)
+        if cost < best_cost:
+            best, best_cost = o, cost
+    return best
+
+
+def _plan(
+    comp: Component, order: list[int]
+) -> tuple[list[tuple[int, list[tuple[int, int, int]], int, int]], int]:
+    """Give each constraint a 4-bit slot while it is open and precompute each step's key arithmetic.
+
+    A partial state is one int: the open constraints' remaining values, 4 bits each, and above them
+    the mines used so far. Placing ``k`` mines in the step's box adds ``delta + k * step`` to the key.
+    """
     sizes = [len(b) for b in comp.boxes]
-    # capacity left in each constraint after each step, and the step that closes it
     cap = [sum(sizes[b] for b in bs) for bs in comp.cons_boxes]
-    open_list: list[int] = []
-    F: dict[tuple[int, ...], int] = {(0,): 1}
-    layers = []
-    binoms = {s: [comb(s, k) for k in range(s + 1)] for s in set(sizes)}
+    slot: dict[int, int] = {}
+    free: list[int] = []
+    used = 0
+    raw = []
     for b in order:
         s = sizes[b]
-        cb = box_cons[b]
-        pos_old = {c: i for i, c in enumerate(open_list)}
-        for c in cb:
+        items = []
+        for c in comp.box_cons[b]:
             cap[c] -= s
-        new_open = [c for c in open_list if cap[c] > 0 or c not in cb]
-        new_open += [c for c in cb if c not in pos_old and cap[c] > 0]
-        srcs = [(pos_old.get(c, -1), cons_value[c]) for c in new_open]
-        cb_set = set(cb)
-        subpos = [i for i, c in enumerate(new_open) if c in cb_set]
-        cb_src = [(pos_old.get(c, -1), cons_value[c], cap[c]) for c in cb]
+            if c not in slot:
+                if free:
+                    slot[c] = free.pop()
+                else:
+                    slot[c] = used
+                    used += 1
+                items.append((c, True, cap[c]))
+            else:
+                items.append((c, False, cap[c]))
+        raw.append((s, [(slot[c], new, cp, c) for c, new, cp in items]))
+        for c, _, cp in items:
+            if cp == 0:
+                free.append(slot.pop(c))
+    shift_m = 4 * used
+    steps = []
+    for s, items in raw:
+        delta = 0
+        step = 1 << shift_m
+        out = []
+        for sl, new, cp, c in items:
+            v = comp.cons_value[c]
+            if new:
+                delta += v << (4 * sl)
+            step -= 1 << (4 * sl)
+            out.append((4 * sl, v if new else -1, cp))
+        steps.append((s, out, delta, step))
+    return steps, shift_m
+
+
+def _count(comp: Component, max_mines: int, deadline: float | None, state_cap: int) -> _Counted:
+    """The forward pass: the states after each step, and W[t]."""
+    order = _order(comp)
+    steps, shift_m = _plan(comp, order)
+    binoms = {s: [comb(s, k) for k in range(s + 1)] for s, _, _, _ in steps}
+    F: dict[int, int] = {0: 1}
+    layers = []
+    for s, items, delta, step in steps:
         bin_s = binoms[s]
-        layer = []
-        G: dict[tuple[int, ...], int] = {}
+        G: dict[int, int] = {}
+        get = G.get
         for key, w in F.items():
-            m = key[-1]
+            m = key >> shift_m
             lo = 0
             hi = s if s < max_mines - m else max_mines - m
-            for idx, init, cp in cb_src:
-                r = key[idx] if idx >= 0 else init
+            for sh, init, cp in items:
+                r = (key >> sh) & 15 if init < 0 else init
                 if r < hi:
                     hi = r
                 if r - cp > lo:
                     lo = r - cp
-            succ = []
-            if lo <= hi:
-                base = [key[idx] if idx >= 0 else init for idx, init in srcs]
-                for k in range(lo, hi + 1):
-                    nk = base.copy()
-                    for p in subpos:
-                        nk[p] -= k
-                    nk.append(m + k)
-                    t = tuple(nk)
-                    c = bin_s[k]
-                    succ.append((k, c, t))
-                    G[t] = G.get(t, 0) + w * c
-            layer.append((key, w, succ))
-        layers.append(layer)
+            if lo > hi:
+                continue
+            base = key + delta
+            for k in range(lo, hi + 1):
+                t = base + k * step
+                G[t] = get(t, 0) + w * bin_s[k]
+        layers.append(F)
         if len(G) > state_cap:
             raise _OverBudget
         if deadline is not None and time.perf_counter() > deadline:
             raise _OverBudget
-        open_list = new_open
         F = G
-    assert not open_list
-    W = [0] * (max((k[-1] for k in F), default=0) + 1)
+    W = [0] * (max((k >> shift_m for k in F), default=0) + 1)
     for key, w in F.items():
-        W[key[-1]] += w
-    return _Counted(comp, order, layers, F, W)
+        W[key >> shift_m] += w
+    layers.append(F)
+    return _Counted(comp, order, steps, layers, shift_m, W)
 
 
 def _marginals(cnt: _Counted, R: list[int]) -> tuple[list[int], int]:
     """The backward pass: for each box, the weighted mine count over all layouts, where a layout
     with ``t`` mines in this component weighs ``R[t]``; and the total weight."""
-    G = {key: (R[key[-1]] if key[-1] < len(R) else 0) for key in cnt.final}
+    shift_m = cnt.shift_m
+    nR = len(R)
+    G = {key: (R[key >> shift_m] if key >> shift_m < nR else 0) for key in cnt.layers[-1]}
     M = [0] * len(cnt.comp.boxes)
-    for b, layer in zip(reversed(cnt.order), reversed(cnt.layers), strict=True):
-        H: dict[tuple[int, ...], int] = {}
+    binoms = {s: [comb(s, k) for k in range(s + 1)] for s, _, _, _ in cnt.steps}
+    for j in range(len(cnt.steps) - 1, -1, -1):
+        s, items, delta, step = cnt.steps[j]
+        bin_s = binoms[s]
+        get = G.get
+        H: dict[int, int] = {}
         num = 0
-        for key, w, succ in layer:
+        for key, w in cnt.layers[j].items():
+            lo = 0
+            hi = s
+            for sh, init, cp in items:
+                r = (key >> sh) & 15 if init < 0 else init
+                if r < hi:
+                    hi = r
+                if r - cp > lo:
+                    lo = r - cp
             g = 0
             mk = 0
-            for k, c, t in succ:
-                v = c * G[t]
-                g += v
-                if k:
+            base = key + delta
+            for k in range(lo, hi + 1):
+                v = get(base + k * step)
+                if v:
+                    v *= bin_s[k]
+                    g += v
                     mk += k * v
-            H[key] = g
-            if mk:
-                num += w * mk
-        M[b] = num
+            if g:
+                H[key] = g
+                if mk:
+                    num += w * mk
+        M[cnt.order[j]] = num
         G = H
-    return M, G[(0,)]
+    return M, G.get(0, 0)
 
 
 def _convolve(a: list[int], b: list[int]) -> list[int]:
@@ -209,9 +315,14 @@ def solve_system(system: System, limit: Limit | None = None, density: Fraction |
     deadline = t0 + limit.seconds if limit.seconds is not None else None
     prop = Propagator(system.constraints, system.describe, system.flag_note)
     prop.run_numbers()
-    decided = dict(prop.decided)
     rest = prop.remaining()
     comps = components(rest)
+    if any(len(c.boxes) >= PAIR_BOXES and _width(c) >= PAIR_WIDTH for c in comps):
+        # a wide frontier: the pair rule first shrinks it (cheap next to the count it saves)
+        prop.run_all()
+        rest = prop.remaining()
+        comps = components(rest)
+    decided = dict(prop.decided)
     in_frontier = {c for cs, _, _ in rest for c in cs}
     off = [c for c in system.unknown if c not in decided and c not in in_frontier]
     n_off = len(off)

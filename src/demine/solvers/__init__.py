@@ -30,9 +30,16 @@ def available_solvers() -> dict[str, str]:
     return {name: summary for name, (_, summary) in sorted(_REGISTRY.items())}
 
 
+def _exact() -> Player:
+    from demine.solvers.exact_player import ExactPlayer
+
+    return ExactPlayer()
+
+
 register("random", RandomPlayer, "opens a uniformly random covered cell; never flags")
+register("exact", _exact, "exact probabilities; opens proven safe cells, else the safest (row-major ties)")
 
 #: The player used when none is named: always the strongest one registered.
-DEFAULT_PLAYER = "random"
+DEFAULT_PLAYER = "exact"
 
 __all__ = ["DEFAULT_PLAYER", "Decision", "Player", "available_solvers", "find_solver", "register"]
