@@ -18,10 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from positions import guess_points, random_recipe, speed_board, to_ms_toollib  # noqa: E402
-
-from demine.position import Position  # noqa: E402
-from demine.solve import Limit, analyze  # noqa: E402
+from demine.position import Position
+from demine.solve import Limit, analyze
+from positions import guess_points, random_recipe, speed_board, to_ms_toollib
 
 
 def timed(fn: Callable[[], object], repeat: int) -> float:

@@ -244,3 +244,62 @@ def test_reasons_cover_every_forced_cell() -> None:
     for cell, reason in a.reasons.items():
         for n in reason.numbers:
             assert g.position().states[n] < COVERED, (cell, reason)
+
+
+def _brute_constraints(
+    n: int, cons: list[tuple[set[int], int]], mines: int | None
+) -> tuple[dict[int, Fraction], int]:
+    density = Fraction(1, 5)
+    hits = [Fraction(0)] * n
+    total = Fraction(0)
+    count = 0
+    for bits in range(1 << n):
+        m = bin(bits).count("1")
+        if mines is not None and m != mines:
+            continue
+        if all(sum(bits >> c & 1 for c in cs) == v for cs, v in cons):
+            w = Fraction(1) if mines is not None else density**m * (1 - density) ** (n - m)
+            count += 1
+            total += w
+            for c in range(n):
+                if bits >> c & 1:
+                    hits[c] += w
+    return ({c: hits[c] / total for c in range(n)} if count else {}), count
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    n=st.integers(1, 14),
+    data=st.data(),
+    known_total=st.booleans(),
+    consistent=st.booleans(),
+)
+def test_hand_written_systems_match_brute_force(
+    n: int, data: st.DataObject, known_total: bool, consistent: bool
+) -> None:
+    hidden = data.draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    groups = data.draw(st.lists(st.sets(st.integers(0, n - 1), min_size=1), max_size=6))
+    cons = []
+    for g in groups:
+        v = sum(hidden[c] for c in g)
+        if not consistent:
+            v = data.draw(st.integers(0, len(g)))
+        cons.append((g, v))
+    mines = sum(hidden) if known_total else None
+    want, count = _brute_constraints(n, cons, mines)
+    if count == 0:
+        with pytest.raises(InconsistentPosition):
+            analyze_constraints(cons, cells=n, mines=mines)
+        return
+    a = analyze_constraints(cons, cells=n, mines=mines)
+    assert a.probabilities == want
+    if mines is not None:
+        assert a.solutions == count
+
+
+def test_values_wider_than_four_bits() -> None:
+    # one constraint of 17 cells holding 16 mines, and another over part of it
+    cons = [(set(range(17)), 16), (set(range(10)), 10)]
+    a = analyze_constraints(cons, cells=17, mines=None)
+    assert a.mines == set(range(10))
+    assert a.probability(12) == Fraction(6, 7)

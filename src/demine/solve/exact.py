@@ -58,17 +58,19 @@ class _OverBudget(Exception):
 
 def _width(comp: Component) -> int:
     """How many constraints the greedy elimination order keeps open at most."""
-    return _plan(comp, _greedy_order(comp))[1] // 4
+    steps, shift_m, bits = _plan(comp, _greedy_order(comp))
+    return shift_m // bits
 
 
 @dataclass(slots=True)
 class _Counted:
     comp: Component
     order: list[int]
-    steps: list[tuple[int, list[tuple[int, int, int]], int, int]]
+    steps: list[Step]
     """Per step: (box size, [(shift, initial residual or -1, capacity after)], open delta, key step)."""
     layers: list[dict[int, int]]
     shift_m: int
+    mask: int
     W: list[int]
 
 
@@ -169,40 +171,44 @@ def _order(comp: Component) -> list[int]:
     return best
 
 
-def _plan(
-    comp: Component, order: list[int]
-) -> tuple[list[tuple[int, list[tuple[int, int, int]], int, int]], int]:
-    """Give each constraint a 4-bit slot while it is open and precompute each step's key arithmetic.
+Step = tuple[int, list[tuple[int, int, int]], int, int]
 
-    A partial state is one int: the open constraints' remaining values, 4 bits each, and above them
-    the mines used so far. Placing ``k`` mines in the step's box adds ``delta + k * step`` to the key.
+
+def _plan(comp: Component, order: list[int]) -> tuple[list[Step], int, int]:
+    """Give each constraint a slot of bits while it is open and precompute each step's key
+    arithmetic.
+
+    A partial state is one int: the open constraints' remaining values, ``bits`` bits each (enough
+    for the largest value), and above them the mines used so far. Placing ``k`` mines in the step's
+    box adds ``delta + k * step`` to the key. Returns the steps, the shift of the mine count, and
+    the slot width.
     """
+    bits = max(1, max(comp.cons_value, default=1).bit_length())
     sizes = [len(b) for b in comp.boxes]
     cap = [sum(sizes[b] for b in bs) for bs in comp.cons_boxes]
     slot: dict[int, int] = {}
     free: list[int] = []
     used = 0
-    raw = []
+    raw: list[tuple[int, list[tuple[int, bool, int, int]]]] = []
     for b in order:
         s = sizes[b]
-        items = []
+        items: list[tuple[int, bool, int, int]] = []
         for c in comp.box_cons[b]:
             cap[c] -= s
-            if c not in slot:
+            new = c not in slot
+            if new:
                 if free:
                     slot[c] = free.pop()
                 else:
                     slot[c] = used
                     used += 1
-                items.append((c, True, cap[c]))
-            else:
-                items.append((c, False, cap[c]))
-        raw.append((s, [(slot[c], new, cp, c) for c, new, cp in items]))
-        for c, _, cp in items:
+            items.append((slot[c], new, cap[c], c))
+        raw.append((s, items))
+        for _, _, cp, c in items:
             if cp == 0:
                 free.append(slot.pop(c))
-    shift_m = 4 * used
-    steps = []
+    shift_m = bits * used
+    steps: list[Step] = []
     for s, items in raw:
         delta = 0
         step = 1 << shift_m
@@ -210,17 +216,18 @@ def _plan(
         for sl, new, cp, c in items:
             v = comp.cons_value[c]
             if new:
-                delta += v << (4 * sl)
-            step -= 1 << (4 * sl)
-            out.append((4 * sl, v if new else -1, cp))
+                delta += v << (bits * sl)
+            step -= 1 << (bits * sl)
+            out.append((bits * sl, v if new else -1, cp))
         steps.append((s, out, delta, step))
-    return steps, shift_m
+    return steps, shift_m, bits
 
 
 def _count(comp: Component, max_mines: int, deadline: float | None, state_cap: int) -> _Counted:
     """The forward pass: the states after each step, and W[t]."""
     order = _order(comp)
-    steps, shift_m = _plan(comp, order)
+    steps, shift_m, bits = _plan(comp, order)
+    mask = (1 << bits) - 1
     binoms = {s: [comb(s, k) for k in range(s + 1)] for s, _, _, _ in steps}
     F: dict[int, int] = {0: 1}
     layers = []
@@ -233,7 +240,7 @@ def _count(comp: Component, max_mines: int, deadline: float | None, state_cap: i
             lo = 0
             hi = s if s < max_mines - m else max_mines - m
             for sh, init, cp in items:
-                r = (key >> sh) & 15 if init < 0 else init
+                r = (key >> sh) & mask if init < 0 else init
                 if r < hi:
                     hi = r
                 if r - cp > lo:
@@ -254,13 +261,14 @@ def _count(comp: Component, max_mines: int, deadline: float | None, state_cap: i
     for key, w in F.items():
         W[key >> shift_m] += w
     layers.append(F)
-    return _Counted(comp, order, steps, layers, shift_m, W)
+    return _Counted(comp, order, steps, layers, shift_m, mask, W)
 
 
 def _marginals(cnt: _Counted, R: list[int]) -> tuple[list[int], int]:
     """The backward pass: for each box, the weighted mine count over all layouts, where a layout
     with ``t`` mines in this component weighs ``R[t]``; and the total weight."""
     shift_m = cnt.shift_m
+    mask = cnt.mask
     nR = len(R)
     G = {key: (R[key >> shift_m] if key >> shift_m < nR else 0) for key in cnt.layers[-1]}
     M = [0] * len(cnt.comp.boxes)
@@ -275,7 +283,7 @@ def _marginals(cnt: _Counted, R: list[int]) -> tuple[list[int], int]:
             lo = 0
             hi = s
             for sh, init, cp in items:
-                r = (key >> sh) & 15 if init < 0 else init
+                r = (key >> sh) & mask if init < 0 else init
                 if r < hi:
                     hi = r
                 if r - cp > lo:
