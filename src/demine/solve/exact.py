@@ -58,7 +58,7 @@ class _OverBudget(Exception):
 
 def _width(comp: Component) -> int:
     """How many constraints the greedy elimination order keeps open at most."""
-    steps, shift_m, bits = _plan(comp, _greedy_order(comp))
+    _, shift_m, bits = _plan(comp, _greedy_order(comp))
     return shift_m // bits
 
 
