@@ -28,6 +28,7 @@ from demine.formats import (
 from demine.game import Game, Move
 from demine.grid import PRESETS, Geometry, Preset, geometry, parse_size
 from demine.position import COVERED, FLAG, Position
+from demine.solve import Analysis, Limit, Reason, analyze, analyze_constraints
 from demine.solvers import Decision, Player, available_solvers, find_solver, register
 
 __version__ = "0.1.0"
@@ -36,6 +37,7 @@ __all__ = [
     "COVERED",
     "FLAG",
     "PRESETS",
+    "Analysis",
     "Board",
     "Decision",
     "DemineError",
@@ -46,13 +48,17 @@ __all__ = [
     "IllegalMove",
     "InconsistentPosition",
     "InputError",
+    "Limit",
     "Move",
     "Player",
     "Position",
     "PositionSyntaxError",
     "Preset",
+    "Reason",
     "SizeError",
     "__version__",
+    "analyze",
+    "analyze_constraints",
     "available_solvers",
     "board_from_mbf",
     "board_to_mbf",

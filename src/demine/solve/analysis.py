@@ -22,7 +22,8 @@ class Limit:
     seconds: float | None = None
     """Wall-clock budget; None for no limit."""
     states: int = 2_000_000
-    """The most partial states the counter may hold at once (bounds memory)."""
+    """The most partial states the counter may store for one component (bounds memory: a few
+    hundred bytes each)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -231,6 +231,7 @@ def _count(comp: Component, max_mines: int, deadline: float | None, state_cap: i
     binoms = {s: [comb(s, k) for k in range(s + 1)] for s, _, _, _ in steps}
     F: dict[int, int] = {0: 1}
     layers = []
+    stored = 0
     for s, items, delta, step in steps:
         bin_s = binoms[s]
         G: dict[int, int] = {}
@@ -252,7 +253,8 @@ def _count(comp: Component, max_mines: int, deadline: float | None, state_cap: i
                 t = base + k * step
                 G[t] = get(t, 0) + w * bin_s[k]
         layers.append(F)
-        if len(G) > state_cap:
+        stored += len(G)
+        if stored > state_cap:
             raise _OverBudget
         if deadline is not None and time.perf_counter() > deadline:
             raise _OverBudget
