@@ -68,6 +68,8 @@ class GameResult:
     """Wall time for the game, in milliseconds."""
     forced_found: int = 0
     """Cells the player proved at its decision points (when it reports them)."""
+    forced_exact: int = 0
+    """Cells the exact engine proves at the same decision points (when measured)."""
 
     def to_json(self) -> dict[str, Any]:
         """The record line for this game."""
@@ -99,17 +101,29 @@ def board_specs(boards: Sequence[Board], seed: int | str, start: int | None = No
     ]
 
 
-def play_game(spec: GameSpec, player_name: str) -> GameResult:
-    """Play one game to the end with a new player of that name."""
+def play_game(spec: GameSpec, player_name: str, measure_forced: bool = False) -> GameResult:
+    """Play one game to the end with a new player of that name.
+
+    With ``measure_forced`` the exact engine also analyses each decision point (outside the
+    timing) and counts the cells it proves, for the share the player found."""
     player = find_solver(player_name)
     rng = random.Random(f"{spec.seed}/player")
     t0 = time.perf_counter()
     game = spec.game()
     game.reveal(spec.start)
-    moves, guesses, forced = 1, 0, 0
+    moves, guesses, forced, exact_forced = 1, 0, 0, 0
+    excluded = 0.0
     limit = 4 * game.width * game.height + 16
     while not game.over:
-        decision = player.decide(game.position(), rng)
+        position = game.position()
+        if measure_forced:
+            from demine.solve import analyze
+
+            t1 = time.perf_counter()
+            a = analyze(position)
+            exact_forced += len(a.safe) + len(a.mines)
+            excluded += time.perf_counter() - t1
+        decision = player.decide(position, rng)
         before = len(game.moves)
         for mv in decision.moves:
             game.play(mv)
@@ -123,13 +137,13 @@ def play_game(spec: GameSpec, player_name: str) -> GameResult:
         forced += decision.forced or 0
         if moves > limit:
             raise IllegalMove(f"player {player_name!r} made over {limit} moves without ending the game")
-    ms = (time.perf_counter() - t0) * 1000.0
-    return GameResult(spec.index, game.won, moves, guesses, ms, forced)
+    ms = (time.perf_counter() - t0 - excluded) * 1000.0
+    return GameResult(spec.index, game.won, moves, guesses, ms, forced, exact_forced)
 
 
-def _play_chunk(args: tuple[list[GameSpec], str]) -> list[GameResult]:
-    specs, name = args
-    return [play_game(s, name) for s in specs]
+def _play_chunk(args: tuple[list[GameSpec], str, bool]) -> list[GameResult]:
+    specs, name, measure = args
+    return [play_game(s, name, measure) for s in specs]
 
 
 def run_games(
@@ -138,16 +152,18 @@ def run_games(
     *,
     jobs: int = 1,
     chunk: int = 16,
+    measure_forced: bool = False,
 ) -> Iterator[GameResult]:
-    """Play every spec; yields results as they finish (in index order when ``jobs == 1``)."""
+    """Play every spec; yields results in index order. With ``jobs > 1`` games are played in a
+    process pool, in chunks; each game depends only on its own seed, so results are identical."""
     find_solver(player_name)  # fail early on a bad name
     if jobs <= 1:
         for s in specs:
-            yield play_game(s, player_name)
+            yield play_game(s, player_name, measure_forced)
         return
     chunks = [list(specs[i : i + chunk]) for i in range(0, len(specs), chunk)]
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for results in pool.map(_play_chunk, [(c, player_name) for c in chunks]):
+        for results in pool.map(_play_chunk, [(c, player_name, measure_forced) for c in chunks]):
             yield from results
 
 
@@ -187,6 +203,9 @@ class Summary:
     """Mean wall time per game."""
     guesses_per_game: float
     """Mean number of guesses per game."""
+    forced_share: float | None = None
+    """Cells the player proved over cells the exact engine proved, at the player's decision
+    points (when measured)."""
 
     @property
     def win_rate(self) -> float:
@@ -211,6 +230,7 @@ class Summary:
             "start": self.start,
             "ms_per_game": self.ms_per_game,
             "guesses_per_game": self.guesses_per_game,
+            **({"forced_share": self.forced_share} if self.forced_share is not None else {}),
         }
 
 
@@ -226,6 +246,7 @@ def summarise(player: str, specs: Sequence[GameSpec], results: Iterable[GameResu
     else:
         start = "per board"
     rules = {s.rule for s in specs}
+    exact = sum(r.forced_exact for r in res)
     return Summary(
         player=player,
         games=n,
@@ -234,6 +255,7 @@ def summarise(player: str, specs: Sequence[GameSpec], results: Iterable[GameResu
         start=start,
         ms_per_game=sum(r.ms for r in res) / n if n else 0.0,
         guesses_per_game=sum(r.guesses for r in res) / n if n else 0.0,
+        forced_share=(sum(r.forced_found for r in res) / exact) if exact else None,
     )
 
 
@@ -243,10 +265,11 @@ def bench(
     *,
     jobs: int = 1,
     on_result: Callable[[GameResult], None] | None = None,
+    measure_forced: bool = False,
 ) -> tuple[Summary, list[GameResult]]:
     """Play ``specs`` with ``player``; returns the summary and the per-game results by index."""
     results = []
-    for r in run_games(specs, player, jobs=jobs):
+    for r in run_games(specs, player, jobs=jobs, measure_forced=measure_forced):
         results.append(r)
         if on_result is not None:
             on_result(r)
@@ -258,3 +281,64 @@ def start_text(width: int, height: int, cell: int) -> str:
     """``R,C`` for a cell."""
     r, c = geometry(width, height).rowcol(cell)
     return f"{r},{c}"
+
+
+@dataclass(frozen=True, slots=True)
+class Paired:
+    """A paired comparison of two players on the same boards."""
+
+    a: str
+    """The first player."""
+    b: str
+    """The second player."""
+    games: int
+    """Boards both played."""
+    wins_a: int
+    """Boards the first player won."""
+    wins_b: int
+    """Boards the second player won."""
+    only_a: int
+    """Boards only the first player won."""
+    only_b: int
+    """Boards only the second player won."""
+
+    @property
+    def p_value(self) -> float:
+        """Two-sided exact sign test on the boards only one player won."""
+        return sign_test(self.only_a, self.only_b)
+
+    def to_json(self) -> dict[str, Any]:
+        """As a JSON object."""
+        return {**asdict(self), "p_value": self.p_value}
+
+
+def sign_test(x: int, y: int) -> float:
+    """Two-sided exact binomial sign test of ``x`` successes against ``y`` (p = 1/2).
+
+    >>> round(sign_test(10, 0), 5)
+    0.00195
+    >>> sign_test(3, 3)
+    1.0
+    """
+    n = x + y
+    if n == 0:
+        return 1.0
+    k = min(x, y)
+    tail = sum(math.comb(n, i) for i in range(k + 1))
+    return min(1.0, 2 * tail / (1 << n))
+
+
+def paired(a: str, ra: Sequence[GameResult], b: str, rb: Sequence[GameResult]) -> Paired:
+    """Compare two players' results on the same boards (matched by index)."""
+    wa = {r.index: r.won for r in ra}
+    wb = {r.index: r.won for r in rb}
+    common = sorted(wa.keys() & wb.keys())
+    return Paired(
+        a,
+        b,
+        len(common),
+        sum(wa[i] for i in common),
+        sum(wb[i] for i in common),
+        sum(wa[i] and not wb[i] for i in common),
+        sum(wb[i] and not wa[i] for i in common),
+    )

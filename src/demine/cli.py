@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from demine import __version__
-from demine.bench import GameResult, GameSpec, bench, board_specs, generated_specs
+from demine.bench import GameResult, GameSpec, bench, board_specs, generated_specs, paired
 from demine.errors import DemineError
 from demine.formats import Board, read_boards
 from demine.game import Game
@@ -38,7 +38,8 @@ def _rich_console(stderr: bool = False) -> Any | None:
         from rich.console import Console
     except ImportError:
         return None
-    return Console(stderr=stderr)
+    # wide enough for the bench table when output is not a terminal (pipes, files, CI logs)
+    return Console(stderr=stderr, width=None if sys.stdout.isatty() else 120)
 
 
 # ------------------------------------------------------------------------------ new
@@ -103,6 +104,8 @@ def cmd_bench(ns: argparse.Namespace) -> int:
         find_solver(p)
     record = open(ns.record, "w", encoding="utf-8") if ns.record else None  # noqa: SIM115
     summaries = []
+    per_player: dict[str, list[GameResult]] = {}
+    measure = bool(ns.compare) or ns.forced_share
     try:
         for p in players:
             tick, stop = _progress(len(specs), p)
@@ -114,16 +117,27 @@ def cmd_bench(ns: argparse.Namespace) -> int:
                     record.flush()
 
             try:
-                summary, _ = bench(p, specs, jobs=ns.jobs, on_result=on_result)
+                summary, results = bench(p, specs, jobs=ns.jobs, on_result=on_result, measure_forced=measure)
             finally:
                 stop()
             summaries.append(summary)
+            per_player[p] = results
     finally:
         if record is not None:
             record.close()
+    pairs = (
+        [paired(a, per_player[a], b, per_player[b]) for i, a in enumerate(players) for b in players[i + 1 :]]
+        if len(players) == 2
+        else []
+    )
     if ns.json:
         out = [s.to_json() for s in summaries]
-        print(json.dumps(out[0] if len(out) == 1 else out))
+        if len(out) == 1:
+            print(json.dumps(out[0]))
+        elif pairs:
+            print(json.dumps({"players": out, "paired": [pr.to_json() for pr in pairs]}))
+        else:
+            print(json.dumps(out))
         return 0
     s0 = specs[0]
     board = f"{s0.width}x{s0.height}/{s0.mines}" if not ns.boards else f"boards from {ns.boards}"
@@ -132,19 +146,25 @@ def cmd_bench(ns: argparse.Namespace) -> int:
         from rich.table import Table
 
         table = Table(title=f"{board}, rule {summaries[0].rule}, start {summaries[0].start}")
-        for col in ("player", "games", "wins", "win rate", "95% CI", "guesses/game", "ms/game"):
-            table.add_column(col, justify="left" if col == "player" else "right")
+        cols = ["player", "games", "wins", "win rate", "95% CI", "guesses/game", "ms/game"]
+        if measure:
+            cols.append("forced found")
+        for col in cols:
+            table.add_column(col, justify="left" if col == "player" else "right", no_wrap=True)
         for s in summaries:
             lo, hi = s.ci95
-            table.add_row(
+            row = [
                 s.player,
                 str(s.games),
                 str(s.wins),
                 f"{100 * s.win_rate:.2f}%",
-                f"{100 * lo:.2f}-{100 * hi:.2f}%",
+                f"{100 * lo:.1f}-{100 * hi:.1f}%",
                 f"{s.guesses_per_game:.2f}",
                 f"{s.ms_per_game:.1f}",
-            )
+            ]
+            if measure:
+                row.append("-" if s.forced_share is None else f"{100 * s.forced_share:.1f}%")
+            table.add_row(*row)
         console.print(table)
     else:
         for s in summaries:
@@ -153,7 +173,13 @@ def cmd_bench(ns: argparse.Namespace) -> int:
                 f"{s.player}: {s.wins}/{s.games} won = {100 * s.win_rate:.2f}% "
                 f"(95% CI {100 * lo:.2f}-{100 * hi:.2f}%) on {board}, rule {s.rule}, "
                 f"start {s.start}, {s.guesses_per_game:.2f} guesses/game, {s.ms_per_game:.1f} ms/game"
+                + ("" if s.forced_share is None else f", forced cells found {100 * s.forced_share:.1f}%")
             )
+    for pr in pairs:
+        print(
+            f"paired on {pr.games} boards: {pr.a} won {pr.wins_a}, {pr.b} won {pr.wins_b}; "
+            f"only {pr.a}: {pr.only_a}, only {pr.b}: {pr.only_b}; sign test p = {pr.p_value:.4g}"
+        )
     return 0
 
 
@@ -198,7 +224,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", default="1", help="seed of the run (default: 1)")
     p.add_argument("--player", default=DEFAULT_PLAYER, help=f"player name (default: {DEFAULT_PLAYER})")
-    p.add_argument("--compare", help="comma-separated players to run on the same boards")
+    p.add_argument(
+        "--compare",
+        help="comma-separated players to run on the same boards (two: with a paired sign test)",
+    )
+    p.add_argument(
+        "--forced-share",
+        action="store_true",
+        help="also measure the share of provable cells the player finds (implied by --compare)",
+    )
     p.add_argument("--boards", help="replay the layouts of a board file instead of generating")
     p.add_argument("--record", help="write one JSON line per game to FILE")
     p.add_argument("--jobs", type=_positive, default=1, help="processes to play in (default: 1)")

@@ -36,8 +36,36 @@ def _exact() -> Player:
     return ExactPlayer()
 
 
+def _twosat() -> Player:
+    from demine.solvers.twosat import TwoSatPlayer
+
+    return TwoSatPlayer()
+
+
+def _window_sat() -> Player:
+    from demine.solvers.window_sat import WindowSatPlayer
+
+    return WindowSatPlayer()
+
+
+def _equations() -> Player:
+    from demine.solvers.equations import EquationsPlayer
+
+    return EquationsPlayer()
+
+
+def _gauss() -> Player:
+    from demine.solvers.gauss import GaussPlayer
+
+    return GaussPlayer()
+
+
 register("random", RandomPlayer, "opens a uniformly random covered cell; never flags")
 register("exact", _exact, "exact probabilities; opens proven safe cells, else the safest (row-major ties)")
+register("twosat", _twosat, "2-SAT implication graph + Tarjan SCC; random guesses")
+register("window-sat", _window_sat, "each number's 3x3 window as SAT (PySAT); averaged window probabilities")
+register("equations", _equations, "subset subtraction, backtracking enumeration, global probability")
+register("gauss", _gauss, "components, Gaussian elimination, free-variable enumeration, DP over counts")
 
 #: The player used when none is named: always the strongest one registered.
 DEFAULT_PLAYER = "exact"

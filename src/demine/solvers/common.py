@@ -1,0 +1,111 @@
+"""Pieces the players share: acting on proven cells, guessing, and combining per-component
+counts into global probabilities with the total mine count."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from fractions import Fraction
+from math import comb
+
+from demine.game import Move
+from demine.position import FLAG, Position
+from demine.solvers.base import Decision
+
+
+def proven_moves(
+    position: Position, safe: Iterable[int], mines: Iterable[int], reason: str
+) -> Decision | None:
+    """Flag the proven mines not yet flagged and open the proven safe cells (None if neither).
+
+    ``forced`` counts the cells proven at this decision (safe cells plus unflagged mines)."""
+    st = position.states
+    new_mines = sorted(c for c in set(mines) if st[c] != FLAG)
+    safe_cells = sorted(set(safe))
+    if not safe_cells and not new_mines:
+        return None
+    moves = [Move("flag", c) for c in new_mines] + [Move("reveal", c) for c in safe_cells]
+    return Decision(
+        moves,
+        guess=False,
+        reason=reason,
+        mine_probability=0.0 if safe_cells else None,
+        forced=len(safe_cells) + len(new_mines),
+    )
+
+
+def lowest(position: Position, prob: Mapping[int, Fraction | float], default: Fraction | float) -> int:
+    """The covered cell with the lowest probability (``default`` for cells not in ``prob``),
+    first in row-major order on ties."""
+    return min(position.covered_cells(), key=lambda c: (prob.get(c, default), c))
+
+
+def remaining_density(position: Position) -> Fraction:
+    """Mines not flagged over covered cells: the chance for a cell the player knows nothing of."""
+    covered = len(position.covered_cells())
+    if position.mines is None or covered == 0:
+        return Fraction(1, 5)
+    left = position.mines - len(position.flagged_cells())
+    return Fraction(max(0, min(left, covered)), covered)
+
+
+def combine_components(
+    parts: Sequence[tuple[list[int], Mapping[int, list[int]]]],
+    n_off: int,
+    mines_left: int | None,
+    off_weight: bool = True,
+) -> tuple[dict[int, Fraction], Fraction | None]:
+    """Global probabilities from per-component counts.
+
+    Each part is ``(W, hits)``: ``W[t]`` is the number of the component's solutions with ``t``
+    mines, ``hits[cell][t]`` how many of those put a mine on ``cell``. Components are combined by
+    convolution over mine totals; a frontier total ``T`` weighs ``C(n_off, mines_left - T)`` (the
+    ways to place the other mines off the frontier). ``off_weight=False`` leaves that weight out,
+    as some published methods do (it is wrong; kept to show the difference). With no total known
+    each component counts alone. Returns the cell probabilities and the off-frontier probability
+    (None when unknown).
+    """
+    out: dict[int, Fraction] = {}
+    if mines_left is None:
+        for W, hits in parts:
+            count = sum(W)
+            for c, h in hits.items():
+                out[c] = Fraction(sum(h), count)
+        return out, None
+
+    def weight(x: int) -> int:
+        if not off_weight:
+            return 1 if 0 <= x <= n_off else 0
+        return comb(n_off, x) if 0 <= x <= n_off else 0
+
+    def conv(a: list[int], b: list[int]) -> list[int]:
+        r = [0] * (len(a) + len(b) - 1)
+        for i, x in enumerate(a):
+            if x:
+                for j, y in enumerate(b):
+                    r[i + j] += x * y
+        return r
+
+    pre = [[1]]
+    for W, _ in parts:
+        pre.append(conv(pre[-1], W))
+    suf = [[1]]
+    for W, _ in reversed(parts):
+        suf.append(conv(suf[-1], W))
+    suf.reverse()
+    total = pre[-1]
+    Z = sum(w * weight(mines_left - T) for T, w in enumerate(total))
+    if Z == 0:
+        return {}, None
+    for i, (_, hits) in enumerate(parts):
+        others = conv(pre[i], suf[i + 1])
+        for c, h in hits.items():
+            num = 0
+            for t, x in enumerate(h):
+                if x:
+                    num += x * sum(o * weight(mines_left - t - u) for u, o in enumerate(others) if o)
+            out[c] = Fraction(num, Z)
+    off = None
+    if n_off:
+        num = sum(w * weight(mines_left - T) * (mines_left - T) for T, w in enumerate(total))
+        off = Fraction(num, Z * n_off)
+    return out, off

@@ -1,0 +1,230 @@
+"""``gauss``: connected components, the two basic rules, Gaussian elimination, enumeration of
+the free variables, and a DP over the components' mine counts.
+
+1. The frontier's equations (one per revealed number) are split into connected components.
+2. The basic rules: an equation with value 0 makes its cells safe; value equal to its size makes
+   them mines (to a fixed point).
+3. Each component's 0/1 system is reduced to row echelon form over the rationals: its rank and its
+   free variables. A reduced row forces cells when its value equals the least or the most its
+   coefficients allow (positive coefficients all 0 / negatives all 1, or the reverse).
+4. Only the free variables are enumerated (2^free assignments); the pivots follow from them and an
+   assignment counts when every pivot is 0 or 1.
+5. A DP (convolution) over the components' mine counts gives the global probability, each frontier
+   total ``T`` weighted by ``C(off-frontier cells, mines left - T)``. The original leaves that
+   weight out; ``off_weight=False`` reproduces its formula, and a test shows the difference.
+
+A component with more than ``MAX_FREE`` free variables is not enumerated; its cells get a local
+estimate.
+"""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from itertools import product
+
+from demine.errors import InconsistentPosition
+from demine.game import Move
+from demine.position import Position
+from demine.solve.constraints import position_system
+from demine.solvers.base import Decision
+from demine.solvers.common import combine_components, lowest, proven_moves
+from demine.solvers.equations import _groups
+
+#: Components with more free variables than this are estimated, not enumerated (2^20 assignments).
+MAX_FREE = 20
+
+
+def basic_rules(
+    equations: list[tuple[frozenset[int], int]],
+) -> tuple[dict[int, int], list[tuple[frozenset[int], int]]]:
+    """The two basic rules to a fixed point: decided cells and the remaining equations."""
+    decided: dict[int, int] = {}
+    eqs = equations
+    while True:
+        out = []
+        changed = False
+        for cs, v in eqs:
+            known = [c for c in cs if c in decided]
+            if known:
+                v -= sum(decided[c] for c in known)
+                cs = cs.difference(known)
+            if v < 0 or v > len(cs):
+                raise InconsistentPosition("gauss: an equation cannot be satisfied", ())
+            if not cs:
+                continue
+            if v == 0 or v == len(cs):
+                for c in cs:
+                    decided[c] = 1 if v else 0
+                changed = True
+            else:
+                out.append((cs, v))
+        eqs = out
+        if not changed:
+            return decided, eqs
+
+
+def rref(rows: list[list[Fraction]], ncols: int) -> tuple[list[list[Fraction]], list[int]]:
+    """Reduced row echelon form of an augmented matrix (last column = values); returns the
+    nonzero rows and the pivot columns. O(rows * cols * rank)."""
+    m = [r[:] for r in rows]
+    pivots: list[int] = []
+    r = 0
+    for col in range(ncols):
+        p = next((i for i in range(r, len(m)) if m[i][col] != 0), None)
+        if p is None:
+            continue
+        m[r], m[p] = m[p], m[r]
+        pv = m[r][col]
+        m[r] = [x / pv for x in m[r]]
+        for i in range(len(m)):
+            if i != r and m[i][col] != 0:
+                f = m[i][col]
+                m[i] = [a - f * b for a, b in zip(m[i], m[r], strict=True)]
+        pivots.append(col)
+        r += 1
+        if r == len(m):
+            break
+    for row in m[r:]:
+        if row[ncols] != 0:
+            raise InconsistentPosition("gauss: the equations are contradictory (0 = 1)", ())
+    return m[:r], pivots
+
+
+def row_forced(row: list[Fraction], cells: list[int]) -> dict[int, int]:
+    """Cells a reduced row forces: its value is the least or the most its coefficients allow."""
+    b = row[-1]
+    lo = sum(a for a in row[:-1] if a < 0)
+    hi = sum(a for a in row[:-1] if a > 0)
+    out: dict[int, int] = {}
+    if b == lo:
+        for j, a in enumerate(row[:-1]):
+            if a > 0:
+                out[cells[j]] = 0
+            elif a < 0:
+                out[cells[j]] = 1
+    elif b == hi:
+        for j, a in enumerate(row[:-1]):
+            if a > 0:
+                out[cells[j]] = 1
+            elif a < 0:
+                out[cells[j]] = 0
+    return out
+
+
+def solve_component(
+    eqs: list[tuple[frozenset[int], int]],
+) -> tuple[dict[int, int], tuple[list[int], dict[int, list[int]]] | None, int, int]:
+    """Gaussian elimination and enumeration of the free variables for one component.
+
+    Returns cells the reduced rows force, the counts ``(W, hits)`` (None past MAX_FREE), the rank
+    and the number of free variables."""
+    cells = sorted({c for cs, _ in eqs for c in cs})
+    col = {c: j for j, c in enumerate(cells)}
+    n = len(cells)
+    rows = []
+    for cs, v in eqs:
+        row = [Fraction(0)] * (n + 1)
+        for c in cs:
+            row[col[c]] = Fraction(1)
+        row[n] = Fraction(v)
+        rows.append(row)
+    reduced, pivots = rref(rows, n)
+    forced: dict[int, int] = {}
+    for row in reduced:
+        forced.update(row_forced(row, cells))
+    free = [j for j in range(n) if j not in set(pivots)]
+    if len(free) > MAX_FREE:
+        return forced, None, len(pivots), len(free)
+    W = [0] * (n + 1)
+    hits = {c: [0] * (n + 1) for c in cells}
+    for assign in product((0, 1), repeat=len(free)):
+        x = [0] * n
+        for j, v in zip(free, assign, strict=True):
+            x[j] = v
+        ok = True
+        for row, pc in zip(reduced, pivots, strict=True):
+            val = row[n] - sum(row[j] * x[j] for j in free)
+            if val != 0 and val != 1:
+                ok = False
+                break
+            x[pc] = int(val)
+        if not ok:
+            continue
+        t = sum(x)
+        W[t] += 1
+        for j in range(n):
+            if x[j]:
+                hits[cells[j]][t] += 1
+    if not any(W):
+        raise InconsistentPosition("gauss: a component has no 0/1 solution", ())
+    return forced, (W, hits), len(pivots), len(free)
+
+
+def gauss_probabilities(
+    position: Position, off_weight: bool = True
+) -> tuple[dict[int, int], dict[int, Fraction], Fraction | None, bool]:
+    """Decided cells, probabilities, the off-frontier probability, and whether every component
+    was enumerated exactly."""
+    system = position_system(position, trust_flags=True)
+    decided, eqs = basic_rules([(frozenset(cs), v) for cs, v, _ in system.constraints])
+    parts = []
+    estimates: dict[int, Fraction] = {}
+    for group in _groups(set(eqs)):
+        forced, counts, _, _ = solve_component(group)
+        decided.update(forced)
+        if counts is None:
+            for cs, v in group:
+                for c in cs:
+                    estimates[c] = Fraction(v, len(cs))
+        else:
+            parts.append(counts)
+    frontier = {c for cs, _ in eqs for c in cs}
+    off = [c for c in position.covered_cells() if c not in frontier and c not in decided]
+    left = (
+        None
+        if system.mines_left is None
+        else system.mines_left - sum(v for c, v in decided.items() if c not in frontier)
+    )
+    if estimates and left is not None:
+        left -= round(sum(estimates.values()))
+    prob, off_p = combine_components(parts, len(off), left, off_weight=off_weight)
+    if not prob and parts:
+        prob, off_p = combine_components(parts, len(off), None)
+    prob.update(estimates)
+    return decided, prob, off_p, not estimates
+
+
+class GaussPlayer:
+    """Components, basic rules, Gaussian elimination, free-variable enumeration, DP over counts."""
+
+    name = "gauss"
+
+    def __init__(self, off_weight: bool = True) -> None:
+        self.off_weight = off_weight
+
+    def decide(self, position: Position, rng: random.Random) -> Decision:
+        """Act on forced cells, or open the lowest-probability cell."""
+        decided, prob, off_p, exact = gauss_probabilities(position, self.off_weight)
+        found = proven_moves(
+            position,
+            [c for c, v in decided.items() if v == 0],
+            [c for c, v in decided.items() if v == 1],
+            "gauss",
+        )
+        if found is not None:
+            return found
+        default = off_p if off_p is not None else Fraction(1, 5)
+        if exact and self.off_weight:
+            zero = [c for c in position.covered_cells() if prob.get(c, default) == 0]
+            one = [c for c in position.covered_cells() if prob.get(c, default) == 1]
+            found = proven_moves(position, zero, one, "gauss-count")
+            if found is not None:
+                return found
+        cell = lowest(position, prob, default)
+        return Decision(
+            [Move("reveal", cell)],
+            guess=True,
+            reason="lowest-probability",
+            mine_probability=float(prob.get(cell, default)),
+        )
