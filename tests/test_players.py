@@ -15,7 +15,7 @@ from demine.solvers.equations import enumerate_group, reduce_equations
 from demine.solvers.gauss import gauss_probabilities, solve_component
 from demine.solvers.twosat import tarjan_scc, twosat_decide, twosat_solve
 from demine.solvers.window_sat import window_analysis
-from tests.helpers import brute_force, random_position
+from tests.helpers import brute_force
 
 PLAYERS = ["twosat", "window-sat", "equations", "gauss", "exact"]
 
@@ -152,7 +152,7 @@ def test_equations_enumeration_counts_by_mines() -> None:
 
 
 def test_gauss_rank_free_variables_and_seed_example() -> None:
-    a, b, c, d, e, f = range(6)
+    a, b, c, d = range(4)
     eqs = [(frozenset({a, b, c}), 1), (frozenset({b, c, d}), 2)]
     forced, counts, rank, free = solve_component(eqs)
     assert rank == 2 and free == 2
