@@ -210,3 +210,28 @@ def test_every_player_finishes_games(name: str) -> None:
 
 def test_registry_lists_every_player() -> None:
     assert set(PLAYERS) | {"random"} <= set(available_solvers())
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 10**9), known=st.booleans())
+def test_gauss_probabilities_match_brute_force(seed: int, known: bool) -> None:
+    from tests.helpers import random_position
+
+    rng = random.Random(seed)
+    p, _ = random_position(rng, 5, 4, rng.randint(2, 7), max_covered=11, known_total=known)
+    decided, prob, off, exact = gauss_probabilities(p)
+    assert exact
+    if known:
+        want, _, _ = brute_force(p)
+        got = {
+            c: Fraction(decided[c]) if c in decided else prob.get(c, off or Fraction(0))
+            for c in p.covered_cells()
+        }
+        assert got == want
+    else:
+        # with no total every frontier solution counts the same: brute force with density 1/2
+        want, _, _ = brute_force(p, density=Fraction(1, 2))
+        for c, f in prob.items():
+            assert f == want[c]
+        for c, v in decided.items():
+            assert want[c] == v

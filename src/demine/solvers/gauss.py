@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
-from itertools import product
+from math import gcd
 
 from demine.errors import InconsistentPosition
 from demine.game import Move
@@ -136,29 +136,82 @@ def solve_component(
     free = [j for j in range(n) if j not in set(pivots)]
     if len(free) > MAX_FREE:
         return forced, None, len(pivots), len(free)
-    W = [0] * (n + 1)
-    hits = {c: [0] * (n + 1) for c in cells}
-    for assign in product((0, 1), repeat=len(free)):
-        x = [0] * n
-        for j, v in zip(free, assign, strict=True):
-            x[j] = v
-        ok = True
-        for row, pc in zip(reduced, pivots, strict=True):
-            val = row[n] - sum(row[j] * x[j] for j in free)
-            if val != 0 and val != 1:
-                ok = False
-                break
-            x[pc] = int(val)
-        if not ok:
-            continue
-        t = sum(x)
-        W[t] += 1
-        for j in range(n):
-            if x[j]:
-                hits[cells[j]][t] += 1
+    W, hits_by_col = _enumerate_free(reduced, pivots, free, n)
+    hits = {cells[j]: h for j, h in enumerate(hits_by_col)}
     if not any(W):
         raise InconsistentPosition("gauss: a component has no 0/1 solution", ())
     return forced, (W, hits), len(pivots), len(free)
+
+
+def _enumerate_free(
+    reduced: list[list[Fraction]], pivots: list[int], free: list[int], n: int
+) -> tuple[list[int], list[list[int]]]:
+    """Enumerate the free variables depth-first; each assignment fixes the pivots, and counts when
+    every pivot is 0 or 1. A branch is cut as soon as some row's pivot can no longer be 0 or 1
+    whatever the unassigned free variables are. Rows are scaled to integers first:
+    ``d * pivot + sum(a_j * free_j) = b``."""
+    rows = []
+    for row in reduced:
+        den = 1
+        for x in row:
+            den = den * x.denominator // gcd(den, x.denominator)
+        rows.append([int(x * den) for x in row])
+    k = len(free)
+    # per row: pivot coefficient d, rhs b, coefficients of the free variables
+    coef = [[r[j] for j in free] for r in rows]
+    dcoef = [r[p] for r, p in zip(rows, pivots, strict=True)]
+    rhs = [r[n] for r in rows]
+    # the least and most the free variables from position i on can still add, per row
+    lo_rest = [[sum(min(0, c[j]) for j in range(i, k)) for i in range(k + 1)] for c in coef]
+    hi_rest = [[sum(max(0, c[j]) for j in range(i, k)) for i in range(k + 1)] for c in coef]
+    active = [[r for r in range(len(rows)) if coef[r][i]] for i in range(k)]
+    W = [0] * (n + 1)
+    hits = [[0] * (n + 1) for _ in range(n)]
+    partial = [0] * len(rows)
+    x = [0] * k
+
+    def feasible(r: int, i: int) -> bool:
+        lo = partial[r] + lo_rest[r][i]
+        hi = partial[r] + hi_rest[r][i]
+        b, d = rhs[r], dcoef[r]
+        return lo <= b <= hi or lo <= b - d <= hi
+
+    def rec(i: int) -> None:
+        if i == k:
+            mines = sum(x)
+            pivot_vals = []
+            for r in range(len(rows)):
+                v = rhs[r] - partial[r]
+                if v == 0:
+                    pivot_vals.append(0)
+                elif v == dcoef[r]:
+                    pivot_vals.append(1)
+                else:
+                    return
+            mines += sum(pivot_vals)
+            W[mines] += 1
+            for j, v in zip(free, x, strict=True):
+                if v:
+                    hits[j][mines] += 1
+            for p, v in zip(pivots, pivot_vals, strict=True):
+                if v:
+                    hits[p][mines] += 1
+            return
+        for v in (0, 1):
+            x[i] = v
+            if v:
+                for r in active[i]:
+                    partial[r] += coef[r][i]
+            if all(feasible(r, i + 1) for r in active[i]):
+                rec(i + 1)
+            if v:
+                for r in active[i]:
+                    partial[r] -= coef[r][i]
+        x[i] = 0
+
+    if all(feasible(r, 0) for r in range(len(rows))):
+        rec(0)
+    return W, hits
 
 
 def gauss_probabilities(
