@@ -60,6 +60,18 @@ def _gauss() -> Player:
     return GaussPlayer()
 
 
+def _best() -> Player:
+    from demine.solvers.best import BestPlayer
+
+    return BestPlayer()
+
+
+def _fast() -> Player:
+    from demine.solvers.best import FastPlayer
+
+    return FastPlayer()
+
+
 register("random", RandomPlayer, "opens a uniformly random covered cell; never flags")
 register("exact", _exact, "exact probabilities; opens proven safe cells, else the safest (row-major ties)")
 register("twosat", _twosat, "2-SAT implication graph + Tarjan SCC; random guesses")
@@ -67,7 +79,10 @@ register("window-sat", _window_sat, "each number's 3x3 window as SAT (PySAT); av
 register("equations", _equations, "subset subtraction, backtracking enumeration, global probability")
 register("gauss", _gauss, "components, Gaussian elimination, free-variable enumeration, DP over counts")
 
+register("best", _best, "the strongest: exact deduction, endgame search, 50/50s, look-ahead guesses")
+register("fast", _fast, "exact probabilities, lowest-probability cell, ties toward likely zeros")
+
 #: The player used when none is named: always the strongest one registered.
-DEFAULT_PLAYER = "exact"
+DEFAULT_PLAYER = "best"
 
 __all__ = ["DEFAULT_PLAYER", "Decision", "Player", "available_solvers", "find_solver", "register"]

@@ -151,11 +151,11 @@ def _enumerate_free(
     whatever the unassigned free variables are. Rows are scaled to integers first:
     ``d * pivot + sum(a_j * free_j) = b``."""
     rows = []
-    for row in reduced:
+    for frow in reduced:
         den = 1
-        for x in row:
-            den = den * x.denominator // gcd(den, x.denominator)
-        rows.append([int(x * den) for x in row])
+        for q in frow:
+            den = den * q.denominator // gcd(den, q.denominator)
+        rows.append([int(q * den) for q in frow])
     k = len(free)
     # per row: pivot coefficient d, rhs b, coefficients of the free variables
     coef = [[r[j] for j in free] for r in rows]
@@ -168,7 +168,7 @@ def _enumerate_free(
     W = [0] * (n + 1)
     hits = [[0] * (n + 1) for _ in range(n)]
     partial = [0] * len(rows)
-    x = [0] * k
+    assign = [0] * k
 
     def feasible(r: int, i: int) -> bool:
         lo = partial[r] + lo_rest[r][i]
@@ -178,7 +178,7 @@ def _enumerate_free(
 
     def rec(i: int) -> None:
         if i == k:
-            mines = sum(x)
+            mines = sum(assign)
             pivot_vals = []
             for r in range(len(rows)):
                 v = rhs[r] - partial[r]
@@ -190,7 +190,7 @@ def _enumerate_free(
                     return
             mines += sum(pivot_vals)
             W[mines] += 1
-            for j, v in zip(free, x, strict=True):
+            for j, v in zip(free, assign, strict=True):
                 if v:
                     hits[j][mines] += 1
             for p, v in zip(pivots, pivot_vals, strict=True):
@@ -198,7 +198,7 @@ def _enumerate_free(
                     hits[p][mines] += 1
             return
         for v in (0, 1):
-            x[i] = v
+            assign[i] = v
             if v:
                 for r in active[i]:
                     partial[r] += coef[r][i]
@@ -207,7 +207,7 @@ def _enumerate_free(
             if v:
                 for r in active[i]:
                     partial[r] -= coef[r][i]
-        x[i] = 0
+        assign[i] = 0
 
     if all(feasible(r, 0) for r in range(len(rows))):
         rec(0)

@@ -1,0 +1,383 @@
+"""``best`` and ``fast``: the strongest player we have, and a quick one.
+
+``best`` decides, in order:
+
+1. **safe**: every cell the exact engine proves safe is opened (batched: they cannot lose).
+2. **endgame**: when few layouts remain (at most ``ENDGAME_LAYOUTS``), the game tree is searched
+   exactly, memoised on the set of layouts still consistent, and the move with the highest chance
+   of winning is played.
+3. **50-50**: a forced 50/50 (two cells holding one mine that no other cell can ever tell apart)
+   is taken at once: waiting cannot help, and further guesses before it only add risk.
+4. **look-ahead**: among the cells whose safety is close to the best, each candidate is scored by
+   the chance to survive it *and* the next guess: for every number it could show, the position
+   is re-analysed and the best safety afterwards is taken (1 when a safe cell appears). Candidates
+   off the frontier are the ones most likely to open a zero (fewest covered neighbours). A dead
+   cell (whose number is already certain) is never preferred to a live one of equal score.
+5. **safest**: the lowest-probability cell, when the budget allows nothing better.
+
+``fast`` is exact probabilities and the lowest-probability cell, ties broken toward the cell most
+likely to open a zero.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Literal
+
+from demine.errors import InconsistentPosition
+from demine.game import Move
+from demine.position import COVERED, FLAG, Position
+from demine.solve import Analysis, Limit, analyze
+from demine.solve.enumerate import enumerate_layouts
+from demine.solvers.base import Decision
+
+MoveReason = Literal["safe", "safest", "look-ahead", "endgame", "50-50"]
+
+#: The endgame search runs when at most this many layouts remain.
+ENDGAME_LAYOUTS = 60
+#: Search nodes the endgame may visit before it gives up for this move.
+ENDGAME_NODES = 20_000
+#: Look-ahead candidates: frontier cells whose safety is at least this share of the best...
+CANDIDATE_SHARE = 0.9
+#: ...at most this many of them, plus this many off-frontier cells.
+MAX_CANDIDATES = 8
+MAX_OFF_CANDIDATES = 2
+#: The default budget of one decision.
+DEFAULT_LIMIT = Limit(seconds=2.0)
+
+
+@dataclass(frozen=True, slots=True)
+class BestMove:
+    """A recommended move with its estimate and the reason for it."""
+
+    move: Move
+    """The move to play."""
+    reason: MoveReason
+    """``safe``, ``safest``, ``look-ahead``, ``endgame`` or ``50-50``."""
+    mine_probability: float
+    """The chance the move hits a mine."""
+    win_probability: float | None = None
+    """The chance to win from here with this move (exact in the endgame; None otherwise)."""
+    survive_two: float | None = None
+    """For a look-ahead guess: the chance to survive it and the next guess."""
+
+
+def _zero_chance_key(position: Position, cell: int) -> int:
+    """Fewer covered or flagged neighbours: more likely to be a zero (and open an area)."""
+    st = position.states
+    return sum(1 for d in position.geometry.neighbours(cell) if st[d] >= COVERED)
+
+
+def _off_frontier(position: Position, cell: int) -> bool:
+    st = position.states
+    return not any(st[d] < COVERED for d in position.geometry.neighbours(cell))
+
+
+# ----------------------------------------------------------------------------- 50/50s
+def forced_fifty(position: Position, a: Analysis) -> int | None:
+    """A cell of a forced 50/50, or None.
+
+    Two covered cells ``x``, ``y`` form one when some revealed number has exactly them as its
+    unknown neighbours and needs one more mine, and every other neighbour of ``x`` and ``y`` is
+    revealed or a known mine: no cell left to open can ever show a number that tells them apart.
+    """
+    st = position.states
+    geo = position.geometry
+    known_mine = a.mines | a.known_mines
+    for cell in range(position.cells):
+        v = st[cell]
+        if v >= COVERED:
+            continue
+        nb = geo.neighbours(cell)
+        unknown = [d for d in nb if st[d] == COVERED and d not in known_mine]
+        if len(unknown) != 2:
+            continue
+        flagged = sum(1 for d in nb if d in known_mine)
+        if v - flagged != 1:
+            continue
+        x, y = unknown
+        ok = True
+        for z in (x, y):
+            for d in geo.neighbours(z):
+                if d in (x, y):
+                    continue
+                if st[d] == COVERED and d not in known_mine:
+                    ok = False
+                    break
+                if st[d] == FLAG and d not in a.known_mines:
+                    ok = False
+                    break
+            if not ok:
+                break
+        if ok and a.probability(x) == Fraction(1, 2):
+            return min(x, y)
+    return None
+
+
+# ----------------------------------------------------------------------------- look-ahead
+def _outcomes(position: Position, cell: int, limit: Limit) -> list[tuple[int, Analysis]]:
+    """For each number ``cell`` could show: the count of layouts and the analysis afterwards."""
+    st = position.states
+    nb = position.geometry.neighbours(cell)
+    flags = sum(1 for d in nb if st[d] == FLAG)
+    covered = sum(1 for d in nb if st[d] == COVERED)
+    out = []
+    for v in range(flags, flags + covered + 1):
+        try:
+            a = analyze(position.with_state(cell, v), limit=limit)
+        except InconsistentPosition:
+            continue
+        if a.solutions:
+            out.append((a.solutions, a))
+    return out
+
+
+def _best_safety(a: Analysis, position: Position) -> Fraction:
+    if a.safe:
+        return Fraction(1)
+    best = Fraction(1)
+    for c in a.unknown:
+        if position.states[c] == COVERED:
+            f = a.probability(c)
+            if f < best:
+                best = f
+    return 1 - best
+
+
+def look_ahead(position: Position, a: Analysis, limit: Limit) -> BestMove | None:
+    """Score the candidates by the chance to survive them and the next guess."""
+    covered = [c for c in a.unknown if position.states[c] == COVERED]
+    if not covered:
+        return None
+    prob = {c: a.probability(c) for c in covered}
+    best_p = min(prob.values())
+    floor = (1 - best_p) * Fraction(CANDIDATE_SHARE)
+    frontier = sorted(
+        (c for c in covered if not _off_frontier(position, c) and 1 - prob[c] >= floor),
+        key=lambda c: (prob[c], _zero_chance_key(position, c), c),
+    )[:MAX_CANDIDATES]
+    off = sorted(
+        (c for c in covered if _off_frontier(position, c) and 1 - prob[c] >= floor),
+        key=lambda c: (_zero_chance_key(position, c), c),
+    )[:MAX_OFF_CANDIDATES]
+    candidates = frontier + off
+    if len(candidates) <= 1 and candidates:
+        c = candidates[0]
+        return BestMove(Move("reveal", c), "safest", float(prob[c]))
+    sub = Limit(seconds=limit.seconds / (4 * len(candidates)) if limit.seconds else None, states=limit.states)
+    best: tuple[Fraction, int, Fraction, int] | None = None
+    best_cell = candidates[0]
+    for c in candidates:
+        outs = _outcomes(position, c, sub)
+        total = sum(n for n, _ in outs)
+        if not total or any(o.approximate for _, o in outs):
+            continue
+        next_safety = sum(Fraction(n, total) * _best_safety(o, position) for n, o in outs)
+        score = (1 - prob[c]) * next_safety
+        live = 1 if len(outs) > 1 else 0
+        key = (score, live, -prob[c], -c)
+        if best is None or key > best:
+            best = key
+            best_cell = c
+    if best is None:
+        return None
+    return BestMove(
+        Move("reveal", best_cell), "look-ahead", float(prob[best_cell]), survive_two=float(best[0])
+    )
+
+
+# ----------------------------------------------------------------------------- endgame
+class _Endgame:
+    """Exact game-tree search over a small set of layouts."""
+
+    def __init__(self, position: Position, layouts: list[frozenset[int]]) -> None:
+        self.layouts = layouts
+        st = position.states
+        geo = position.geometry
+        self.cells = [c for c in range(position.cells) if st[c] == COVERED]
+        flagged = {c for c in range(position.cells) if st[c] == FLAG}
+        # what each covered cell shows in each layout: -1 for a mine, else its number
+        self.obs: dict[int, list[int]] = {}
+        for c in self.cells:
+            row = []
+            nb = geo.neighbours(c)
+            for lay in layouts:
+                if c in lay:
+                    row.append(-1)
+                else:
+                    row.append(sum(1 for d in nb if d in lay or d in flagged))
+            self.obs[c] = row
+        self.memo: dict[frozenset[int], float] = {}
+        self.nodes = 0
+
+    def win(self, S: frozenset[int]) -> float:
+        if len(S) == 1:
+            return 1.0
+        got = self.memo.get(S)
+        if got is not None:
+            return got
+        self.nodes += 1
+        if self.nodes > ENDGAME_NODES:
+            raise TimeoutError
+        best = self._free_information(S)
+        if best is None:
+            best = 0.0
+            for c in self.cells:
+                row = self.obs[c]
+                parts: dict[int, list[int]] = {}
+                for i in S:
+                    parts.setdefault(row[i], []).append(i)
+                if -1 in parts and len(parts[-1]) == len(S):
+                    continue  # a mine in every layout
+                if len(parts) == 1:
+                    continue  # safe everywhere with the same number: handled as free information
+                value = sum(len(idx) * self.win(frozenset(idx)) for v, idx in parts.items() if v != -1) / len(
+                    S
+                )
+                if value > best:
+                    best = value
+        self.memo[S] = best
+        return best
+
+    def _free_information(self, S: frozenset[int]) -> float | None:
+        """Open every cell safe in all layouts of S at once; the value if that splits S."""
+        key_of: dict[int, tuple[int, ...]] = {i: () for i in S}
+        informative = False
+        for c in self.cells:
+            row = self.obs[c]
+            vals = {row[i] for i in S}
+            if -1 in vals or len(vals) == 1:
+                continue
+            informative = True
+            for i in S:
+                key_of[i] += (row[i],)
+        if not informative:
+            return None
+        groups: dict[tuple[int, ...], list[int]] = {}
+        for i, k in key_of.items():
+            groups.setdefault(k, []).append(i)
+        return sum(len(g) * self.win(frozenset(g)) for g in groups.values()) / len(S)
+
+    def best_move(self) -> tuple[int, float] | None:
+        """The cell with the highest chance to win; on equal chances a live cell (one whose
+        number is not yet certain), then the lower chance of a mine, then row-major order."""
+        S = frozenset(range(len(self.layouts)))
+        best: tuple[float, int, int, int] | None = None  # value, live, -mines, cell
+        for c in self.cells:
+            row = self.obs[c]
+            parts: dict[int, list[int]] = {}
+            for i in S:
+                parts.setdefault(row[i], []).append(i)
+            mines = len(parts.get(-1, ()))
+            if mines == len(S):
+                continue
+            value = sum(len(idx) * self.win(frozenset(idx)) for v, idx in parts.items() if v != -1) / len(S)
+            live = 1 if len(parts) - (1 if mines else 0) > 1 else 0
+            if (
+                best is None
+                or value > best[0] + 1e-12
+                or (value > best[0] - 1e-12 and (live, -mines) > (best[1], best[2]))
+            ):
+                best = (value, live, -mines, c)
+        return None if best is None else (best[3], best[0])
+
+
+def endgame(position: Position, a: Analysis) -> BestMove | None:
+    """The exact best move when few layouts remain (None when there are too many or the search
+    runs past its budget)."""
+    if a.solutions is None or a.solutions > ENDGAME_LAYOUTS or a.solutions < 2:
+        return None
+    layouts = enumerate_layouts(position, ENDGAME_LAYOUTS)
+    if not layouts:
+        return None
+    search = _Endgame(position, layouts)
+    try:
+        found = search.best_move()
+    except TimeoutError:
+        return None
+    if found is None:
+        return None
+    cell, win = found
+    return BestMove(Move("reveal", cell), "endgame", a.p(cell), win_probability=win)
+
+
+# ----------------------------------------------------------------------------- the API
+def best_move(position: Position, limit: Limit | None = None, analysis: Analysis | None = None) -> BestMove:
+    """The move ``best`` would play in ``position``, with its reason and estimates.
+
+    Raises :class:`~demine.errors.InconsistentPosition` for an impossible position and
+    ``IllegalMove`` when no covered cell is left.
+    """
+    from demine.errors import IllegalMove
+
+    limit = limit or DEFAULT_LIMIT
+    t0 = time.perf_counter()
+    a = analysis or analyze(position, limit=limit)
+    covered = [c for c in a.unknown if position.states[c] == COVERED]
+    if not covered:
+        raise IllegalMove("no covered cell left to open")
+    if a.safe:
+        c = min(a.safe)
+        return BestMove(Move("reveal", c), "safe", 0.0, win_probability=None)
+    if not a.approximate:
+        found = endgame(position, a)
+        if found is not None:
+            return found
+        c50 = forced_fifty(position, a)
+        if c50 is not None:
+            return BestMove(Move("reveal", c50), "50-50", 0.5)
+        left = None if limit.seconds is None else max(0.05, limit.seconds - (time.perf_counter() - t0))
+        la = look_ahead(position, a, Limit(seconds=left, states=limit.states))
+        if la is not None:
+            return la
+    c = min(covered, key=lambda c: (a.probability(c), _zero_chance_key(position, c), c))
+    return BestMove(Move("reveal", c), "safest", a.p(c))
+
+
+class BestPlayer:
+    """The strongest player: exact deduction, endgame search, 50/50s, look-ahead guesses."""
+
+    name = "best"
+
+    def __init__(self, limit: Limit = DEFAULT_LIMIT) -> None:
+        self.limit = limit
+
+    def decide(self, position: Position, rng: random.Random) -> Decision:
+        """Open every safe cell, or play :func:`best_move`."""
+        a = analyze(position, limit=self.limit)
+        if a.safe:
+            return Decision(
+                [Move("reveal", c) for c in sorted(a.safe)],
+                reason="safe",
+                mine_probability=0.0,
+                forced=len(a.safe) + len(a.mines),
+            )
+        bm = best_move(position, self.limit, a)
+        return Decision(
+            [bm.move], guess=True, reason=bm.reason, mine_probability=bm.mine_probability, forced=len(a.mines)
+        )
+
+
+class FastPlayer:
+    """Exact probabilities, the lowest-probability cell, ties toward likely zeros."""
+
+    name = "fast"
+
+    def decide(self, position: Position, rng: random.Random) -> Decision:
+        """Open every safe cell, or the safest cell most likely to be a zero."""
+        a = analyze(position, limit=DEFAULT_LIMIT)
+        if a.safe:
+            return Decision(
+                [Move("reveal", c) for c in sorted(a.safe)],
+                reason="safe",
+                mine_probability=0.0,
+                forced=len(a.safe) + len(a.mines),
+            )
+        covered = [c for c in a.unknown if position.states[c] == COVERED]
+        c = min(covered, key=lambda c: (a.probability(c), _zero_chance_key(position, c), c))
+        return Decision(
+            [Move("reveal", c)], guess=True, reason="safest", mine_probability=a.p(c), forced=len(a.mines)
+        )

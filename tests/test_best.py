@@ -1,0 +1,176 @@
+"""Behaviour of the strongest player (never its timings or win rates)."""
+
+import random
+from fractions import Fraction
+from functools import cache
+
+import pytest
+
+from demine import Position, analyze
+from demine.solve import Limit
+from demine.solve.enumerate import enumerate_layouts
+from demine.solvers.best import BestPlayer, _outcomes, best_move, endgame, forced_fifty
+from tests.helpers import brute_force
+
+# Positions found by playing seeded beginner games (see the comments for what each shows).
+# A forced 50/50 in the top-left corner, (0,1)/(1,1), and safer guesses elsewhere.
+FIFTY = "9x9x10\n1H2HHHHHH\n1H2HHHHHH\n1111HHHHH\nHH11HHHHH\nHHHH1HHHH\nHHHHHHHHH\nHHHHHHHHH\nHHHHHHHHH\nHHHHHHHHH\n"
+# Dead cells (45, 46, 63, 72: their number is certain if safe) tied with live ones (54, 55).
+DEAD = "9x9x10\n000000000\n000001110\n000001H21\n01110112H\n12H100122\nHH21001H1\nHH2112321\nH3H11HH10\nH21112210\n"
+# Endgames (7 and 10 layouts left). In the first, every safest cell gives a smaller chance to
+# win than the best move, which is riskier.
+ENDGAMES = [
+    (
+        "9x9x10\n2H1000000\nHH1000000\n221000000\n1H2100000\n2HH100000\nHH3200000\nHHH200000\nHHH200000\nHH3100000\n",
+        True,
+    ),
+    (
+        "9x9x10\n00001H2HH\n000012HHH\n000002HHH\n000013H31\n00001HH20\n000012H10\n000001110\n001111H10\n001H11H10\n",
+        False,
+    ),
+]
+
+
+def test_a_forced_fifty_fifty_is_taken_before_other_guesses() -> None:
+    p = Position.from_text(FIFTY)
+    a = analyze(p)
+    assert not a.safe
+    pair = {p.geometry.cell(0, 1), p.geometry.cell(1, 1)}
+    assert forced_fifty(p, a) in pair
+    others = [c for c in p.covered_cells() if c not in pair]
+    assert min(a.probability(c) for c in others) < Fraction(1, 2)  # safer guesses exist
+    bm = best_move(p, Limit(seconds=5))
+    assert bm.reason == "50-50" and bm.move.cell in pair
+
+
+def test_a_pair_that_other_cells_can_still_tell_apart_is_not_forced() -> None:
+    # the 1 at (0,0) sees (0,1) and (1,0); (1,1) is covered and could tell them apart
+    p = Position.from_text("3x3x1\n1HH\nHHH\nHHH")
+    assert forced_fifty(p, analyze(p)) is None
+
+
+def test_a_dead_cell_is_not_chosen_while_a_live_one_of_equal_safety_exists() -> None:
+    p = Position.from_text(DEAD)
+    a = analyze(p)
+    prob = {c: a.probability(c) for c in p.covered_cells()}
+    best_p = min(prob.values())
+    tied = [c for c in prob if prob[c] == best_p]
+    live = {c for c in tied if len(_outcomes(p, c, Limit())) > 1}
+    dead = set(tied) - live
+    assert live and dead
+    bm = best_move(p, Limit(seconds=10))
+    assert bm.move.cell not in dead
+
+
+def _tree_value(layouts: list[frozenset[int]], obs: dict[int, list[int]]) -> Fraction:
+    """An independent game-tree search: the best chance to win over a set of layouts."""
+
+    @cache
+    def win(S: frozenset[int]) -> Fraction:
+        if len(S) == 1:
+            return Fraction(1)
+        best = Fraction(0)
+        for row in obs.values():
+            parts: dict[int, set[int]] = {}
+            for i in S:
+                parts.setdefault(row[i], set()).add(i)
+            if parts.get(-1) == set(S):
+                continue
+            if len(parts) == 1:
+                continue  # safe everywhere, no information: the same state again
+            value = sum(
+                (Fraction(len(ix), len(S)) * win(frozenset(ix)) for v, ix in parts.items() if v != -1),
+                Fraction(0),
+            )
+            best = max(best, value)
+        return best
+
+    return win(frozenset(range(len(layouts))))
+
+
+def _observations(p: Position, layouts: list[frozenset[int]]) -> dict[int, list[int]]:
+    geo = p.geometry
+    flags = set(p.flagged_cells())
+    out = {}
+    for c in p.covered_cells():
+        out[c] = [
+            -1 if c in lay else sum(1 for d in geo.neighbours(c) if d in lay or d in flags) for lay in layouts
+        ]
+    return out
+
+
+def _move_value(layouts: list[frozenset[int]], obs: dict[int, list[int]], cell: int) -> Fraction:
+    parts: dict[int, list[int]] = {}
+    for i in range(len(layouts)):
+        parts.setdefault(obs[cell][i], []).append(i)
+    return sum(
+        (
+            Fraction(len(ix), len(layouts))
+            * _tree_value([layouts[i] for i in ix], {c: [row[i] for i in ix] for c, row in obs.items()})
+            for v, ix in parts.items()
+            if v != -1
+        ),
+        Fraction(0),
+    )
+
+
+@pytest.mark.parametrize("text, riskier", ENDGAMES)
+def test_the_endgame_search_finds_the_best_move(text: str, riskier: bool) -> None:
+    p = Position.from_text(text)
+    a = analyze(p)
+    layouts = enumerate_layouts(p, 100)
+    assert layouts is not None and len(layouts) == a.solutions
+    bm = endgame(p, a)
+    assert bm is not None and bm.reason == "endgame"
+    obs = _observations(p, layouts)
+    best = _tree_value(layouts, obs)
+    assert bm.win_probability == pytest.approx(float(best), abs=1e-12)
+    # the chosen move achieves it
+    assert _move_value(layouts, obs, bm.move.cell) == best
+    if riskier:
+        safest = min(a.probability(c) for c in p.covered_cells())
+        assert a.probability(bm.move.cell) > safest
+        for c in p.covered_cells():
+            if a.probability(c) == safest:
+                assert _move_value(layouts, obs, c) < best
+
+
+def test_enumerated_layouts_are_exactly_the_consistent_ones() -> None:
+    rng = random.Random(5)
+    from tests.helpers import random_position
+
+    for _ in range(30):
+        p, _ = random_position(rng, 5, 4, rng.randint(2, 6), max_covered=10, flag_share=0.3)
+        want, count, _ = brute_force(p)
+        layouts = enumerate_layouts(p, 10_000)
+        assert layouts is not None and len(layouts) == count == len(set(layouts))
+        for c in want:
+            assert Fraction(sum(c in lay for lay in layouts), count) == want[c]
+
+
+def test_enumeration_gives_up_past_its_limit() -> None:
+    p = Position.covered(9, 9, 10)
+    assert enumerate_layouts(p, 1000) is None
+
+
+def test_best_opens_all_safe_cells_at_once_and_never_flags_wrongly() -> None:
+    p = Position.from_text("3x2\n121\nHHH")
+    d = BestPlayer().decide(p, random.Random(0))
+    assert [m.cell for m in d.moves] == [4] and not d.guess
+
+
+def test_best_move_explains_itself() -> None:
+    p = Position.covered(9, 9, 10)
+    bm = best_move(p, Limit(seconds=5))
+    assert bm.reason in ("look-ahead", "safest")
+    assert 0 < bm.mine_probability < 1
+    # an opening move on an empty board prefers a corner (most likely to be a zero)
+    r, c = divmod(bm.move.cell, 9)
+    assert r in (0, 8) and c in (0, 8)
+
+
+def test_best_move_refuses_a_finished_board() -> None:
+    from demine.errors import IllegalMove
+
+    with pytest.raises(IllegalMove):
+        best_move(Position.from_text("2x1x1\n1F"))
