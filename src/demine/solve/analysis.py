@@ -95,6 +95,15 @@ class Analysis:
             self._reasons = self._reasons_fn() if self._reasons_fn else {}
         return self._reasons
 
+    def min_probability(self) -> Fraction:
+        """The lowest chance of a mine among the unknown cells (1 when there are none).
+        Compares the few distinct values exactly, without a Fraction per cell."""
+        best_n, best_d = 1, 1
+        for n, d in set(self._prob.values()):
+            if n * best_d < best_n * d:
+                best_n, best_d = n, d
+        return Fraction(best_n, best_d)
+
     def safest(self) -> list[int]:
         """The unknown cells with the lowest chance of a mine (row-major order)."""
         if not self._prob:

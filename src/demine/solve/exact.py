@@ -35,6 +35,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from math import comb
 
 from demine.errors import InconsistentPosition
@@ -54,6 +55,18 @@ PAIR_WIDTH = 6
 
 class _OverBudget(Exception):
     pass
+
+
+@lru_cache(maxsize=64)
+def _binom_row(s: int) -> tuple[int, ...]:
+    """C(s, 0..s), cached (box sizes repeat)."""
+    return tuple(comb(s, k) for k in range(s + 1))
+
+
+@lru_cache(maxsize=4096)
+def _comb(n: int, k: int) -> int:
+    """C(n, k), 0 outside 0..n; cached (the same off-frontier weights recur move after move)."""
+    return comb(n, k) if 0 <= k <= n else 0
 
 
 def _width(comp: Component) -> int:
@@ -228,7 +241,7 @@ def _count(comp: Component, max_mines: int, deadline: float | None, state_cap: i
     order = _order(comp)
     steps, shift_m, bits = _plan(comp, order)
     mask = (1 << bits) - 1
-    binoms = {s: [comb(s, k) for k in range(s + 1)] for s, _, _, _ in steps}
+    binoms = {s: _binom_row(s) for s, _, _, _ in steps}
     F: dict[int, int] = {0: 1}
     layers = []
     stored = 0
@@ -274,7 +287,7 @@ def _marginals(cnt: _Counted, R: list[int]) -> tuple[list[int], int]:
     nR = len(R)
     G = {key: (R[key >> shift_m] if key >> shift_m < nR else 0) for key in cnt.layers[-1]}
     M = [0] * len(cnt.comp.boxes)
-    binoms = {s: [comb(s, k) for k in range(s + 1)] for s, _, _, _ in cnt.steps}
+    binoms = {s: _binom_row(s) for s, _, _, _ in cnt.steps}
     for j in range(len(cnt.steps) - 1, -1, -1):
         s, items, delta, step = cnt.steps[j]
         bin_s = binoms[s]
@@ -383,10 +396,9 @@ def solve_system(system: System, limit: Limit | None = None, density: Fraction |
             suf.append(_convolve(suf[-1], W))
         suf.reverse()
         total_poly = pre[-1]
-        cb = [comb(n_off, x) if 0 <= x <= n_off else 0 for x in range(L + 1)]
 
         def weight(x: int) -> int:
-            return cb[x] if 0 <= x <= L else 0
+            return _comb(n_off, x)
 
         Z = sum(w * weight(L - T) for T, w in enumerate(total_poly) if w)
         if Z == 0:
@@ -415,11 +427,7 @@ def solve_system(system: System, limit: Limit | None = None, density: Fraction |
                 for c in cells:
                     prob[c] = nd
         if n_off:
-            num = sum(
-                w * (comb(n_off - 1, L - T - 1) if 0 <= L - T - 1 <= n_off - 1 else 0)
-                for T, w in enumerate(total_poly)
-                if w
-            )
+            num = sum(w * _comb(n_off - 1, L - T - 1) for T, w in enumerate(total_poly) if w)
             nd = (num, Z)
             for c in off:
                 prob[c] = nd

@@ -135,25 +135,34 @@ def _outcomes(position: Position, cell: int, limit: Limit) -> list[tuple[int, An
     return out
 
 
-def _best_safety(a: Analysis, position: Position) -> Fraction:
+def _best_safety(a: Analysis) -> Fraction:
+    """The safety of the best next guess (1 when a safe cell exists)."""
     if a.safe:
         return Fraction(1)
-    best = Fraction(1)
-    for c in a.unknown:
-        if position.states[c] == COVERED:
-            f = a.probability(c)
-            if f < best:
-                best = f
-    return 1 - best
+    return 1 - a.min_probability()
 
 
 def look_ahead(position: Position, a: Analysis, limit: Limit) -> BestMove | None:
-    """Score the candidates by the chance to survive them and the next guess."""
+    """Score the candidates by the chance to survive them and the next guess.
+
+    A candidate's score is ``P(safe) * sum over its numbers v of P(v | safe) * S(v)``, where
+    ``S(v)`` is the best safety after it shows ``v`` (1 when a safe cell appears). Candidates are
+    tried safest first, and one is dropped as soon as even a perfect rest could not beat the
+    leader (pruning)."""
     covered = [c for c in a.unknown if position.states[c] == COVERED]
     if not covered:
         return None
-    prob = {c: a.probability(c) for c in covered}
-    best_p = min(prob.values())
+    cache: dict[tuple[int, int], Fraction] = {}
+
+    def prob_of(c: int) -> Fraction:
+        nd = a._prob[c]
+        f = cache.get(nd)
+        if f is None:
+            f = cache[nd] = Fraction(*nd)
+        return f
+
+    prob = {c: prob_of(c) for c in covered}
+    best_p = a.min_probability()
     floor = (1 - best_p) * Fraction(CANDIDATE_SHARE)
     frontier = sorted(
         (c for c in covered if not _off_frontier(position, c) and 1 - prob[c] >= floor),
@@ -163,30 +172,80 @@ def look_ahead(position: Position, a: Analysis, limit: Limit) -> BestMove | None
         (c for c in covered if _off_frontier(position, c) and 1 - prob[c] >= floor),
         key=lambda c: (_zero_chance_key(position, c), c),
     )[:MAX_OFF_CANDIDATES]
-    candidates = frontier + off
-    if len(candidates) <= 1 and candidates:
+    candidates = sorted(frontier + off, key=lambda c: (prob[c], _zero_chance_key(position, c), c))
+    if len(candidates) == 1:
         c = candidates[0]
         return BestMove(Move("reveal", c), "safest", float(prob[c]))
     sub = Limit(seconds=limit.seconds / (4 * len(candidates)) if limit.seconds else None, states=limit.states)
-    best: tuple[Fraction, int, Fraction, int] | None = None
+    deadline = None if limit.seconds is None else time.perf_counter() + limit.seconds
+    best_key: tuple[Fraction, int, Fraction, int] | None = None
     best_cell = candidates[0]
     for c in candidates:
-        outs = _outcomes(position, c, sub)
-        total = sum(n for n, _ in outs)
-        if not total or any(o.approximate for _, o in outs):
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+        safe_c = 1 - prob[c]
+        if best_key is not None and _score(safe_c, Fraction(1), Fraction(1)) < best_key[0]:
+            continue  # even a certain next move could not beat the leader
+        outs = _outcomes_pruned(position, c, sub, safe_c, None if best_key is None else best_key[0])
+        if outs is None:
             continue
-        next_safety = sum(Fraction(n, total) * _best_safety(o, position) for n, o in outs)
-        score = (1 - prob[c]) * next_safety
-        live = 1 if len(outs) > 1 else 0
-        key = (score, live, -prob[c], -c)
-        if best is None or key > best:
-            best = key
+        total, weighted, values, progress = outs
+        score = _score(safe_c, weighted / total, progress)
+        key = (score, 1 if values > 1 else 0, -prob[c], -c)
+        if best_key is None or key > best_key:
+            best_key = key
             best_cell = c
-    if best is None:
+    if best_key is None:
         return None
     return BestMove(
-        Move("reveal", best_cell), "look-ahead", float(prob[best_cell]), survive_two=float(best[0])
+        Move("reveal", best_cell), "look-ahead", float(prob[best_cell]), survive_two=float(best_key[0])
     )
+
+
+#: How a look-ahead candidate is scored: "two" (survive it and the next guess), "progress"
+#: (safety times 1 + PROGRESS_WEIGHT x the chance a safe cell appears), or "both".
+SCORE = "two"
+PROGRESS_WEIGHT = Fraction(1, 5)
+
+
+def _score(safe_c: Fraction, next_safety: Fraction, progress: Fraction) -> Fraction:
+    if SCORE == "progress":
+        return safe_c * (1 + PROGRESS_WEIGHT * progress)
+    if SCORE == "both":
+        return safe_c * next_safety * (1 + PROGRESS_WEIGHT * progress)
+    return safe_c * next_safety
+
+
+def _outcomes_pruned(
+    position: Position, cell: int, limit: Limit, safe_c: Fraction, beat: Fraction | None
+) -> tuple[int, Fraction, int, Fraction] | None:
+    """Sum over the numbers ``cell`` can show of (layouts x best safety afterwards).
+
+    Returns (layouts with the cell safe, the weighted sum, how many numbers are possible, the
+    chance a safe cell appears), or None when an analysis ran past its budget or the candidate
+    cannot beat ``beat`` any more."""
+    st = position.states
+    nb = position.geometry.neighbours(cell)
+    flags = sum(1 for d in nb if st[d] == FLAG)
+    covered = sum(1 for d in nb if st[d] == COVERED)
+    outs = []
+    for v in range(flags, flags + covered + 1):
+        try:
+            o = analyze(position.with_state(cell, v), limit=limit)
+        except InconsistentPosition:
+            continue
+        if o.approximate or o.solutions is None:
+            return None
+        if o.solutions:
+            outs.append((o.solutions, _best_safety(o)))
+    total = sum(n for n, _ in outs)
+    if not total:
+        return None
+    weighted = sum((n * f for n, f in outs), Fraction(0))
+    progress = Fraction(sum(n for n, f in outs if f == 1), total)
+    if beat is not None and _score(safe_c, weighted / total, progress) < beat:
+        return None
+    return total, weighted, len(outs), progress
 
 
 # ----------------------------------------------------------------------------- endgame
