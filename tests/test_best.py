@@ -153,10 +153,11 @@ def test_enumeration_gives_up_past_its_limit() -> None:
     assert enumerate_layouts(p, 1000) is None
 
 
-def test_best_opens_all_safe_cells_at_once_and_never_flags_wrongly() -> None:
+def test_best_opens_safe_cells_and_flags_only_proven_mines() -> None:
     p = Position.from_text("3x2\n121\nHHH")
     d = BestPlayer().decide(p, random.Random(0))
-    assert [m.cell for m in d.moves] == [4] and not d.guess
+    assert [(m.kind, m.cell) for m in d.moves] == [("reveal", 4), ("flag", 3), ("flag", 5)]
+    assert not d.guess
 
 
 def test_best_move_explains_itself() -> None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
@@ -33,6 +34,7 @@ from demine.position import COVERED, FLAG, Position
 from demine.solve import Analysis, Limit, analyze
 from demine.solve.enumerate import enumerate_layouts
 from demine.solvers.base import Decision
+from demine.solvers.common import trivially_decided
 
 MoveReason = Literal["safe", "safest", "look-ahead", "endgame", "50-50"]
 
@@ -392,6 +394,56 @@ def best_move(position: Position, limit: Limit | None = None, analysis: Analysis
         la = look_ahead(position, a, Limit(seconds=left, states=limit.states))
         if la is not None:
             return la
+    return safest_move(position, a)
+
+
+def _quick_safe(position: Position) -> Decision | None:
+    """Open what single numbers prove safe, without the full count, and flag the mines they
+    prove (the player's own flags are proven, so trusting them is sound; they keep the numbers
+    around them out of later work). See :func:`~demine.solvers.common.trivially_decided`."""
+    try:
+        safe, mines = trivially_decided(position)
+    except InconsistentPosition:
+        return None  # let the full analysis report it
+    if not safe:
+        return None
+    moves = [Move("reveal", c) for c in safe] + [Move("flag", c) for c in mines]
+    return Decision(moves, reason="safe", mine_probability=0.0, forced=len(safe) + len(mines))
+
+
+def _flags_for(a: Analysis) -> list[Move]:
+    """Flag moves for the proven mines (after the decision's reveal)."""
+    return [Move("flag", c) for c in sorted(a.mines)]
+
+
+def _decide(position: Position, limit: Limit, guess: Callable[[Analysis], BestMove]) -> Decision:
+    """The shared turn of ``best`` and ``fast``: what single numbers prove, else the full
+    analysis's safe cells, else ``guess``; proven mines are flagged along the way."""
+    quick = _quick_safe(position)
+    if quick is not None:
+        return quick
+    a = analyze(position, limit=limit)
+    flags = _flags_for(a)
+    if a.safe:
+        return Decision(
+            [*(Move("reveal", c) for c in sorted(a.safe)), *flags],
+            reason="safe",
+            mine_probability=0.0,
+            forced=len(a.safe) + len(a.mines),
+        )
+    bm = guess(a)
+    return Decision(
+        [bm.move, *flags],
+        guess=True,
+        reason=bm.reason,
+        mine_probability=bm.mine_probability,
+        forced=len(a.mines),
+    )
+
+
+def safest_move(position: Position, a: Analysis) -> BestMove:
+    """The lowest-probability covered cell, ties toward the cell most likely to be a zero."""
+    covered = [c for c in a.unknown if position.states[c] == COVERED]
     c = min(covered, key=lambda c: (a.probability(c), _zero_chance_key(position, c), c))
     return BestMove(Move("reveal", c), "safest", a.p(c))
 
@@ -406,18 +458,7 @@ class BestPlayer:
 
     def decide(self, position: Position, rng: random.Random) -> Decision:
         """Open every safe cell, or play :func:`best_move`."""
-        a = analyze(position, limit=self.limit)
-        if a.safe:
-            return Decision(
-                [Move("reveal", c) for c in sorted(a.safe)],
-                reason="safe",
-                mine_probability=0.0,
-                forced=len(a.safe) + len(a.mines),
-            )
-        bm = best_move(position, self.limit, a)
-        return Decision(
-            [bm.move], guess=True, reason=bm.reason, mine_probability=bm.mine_probability, forced=len(a.mines)
-        )
+        return _decide(position, self.limit, lambda a: best_move(position, self.limit, a))
 
 
 class FastPlayer:
@@ -427,16 +468,4 @@ class FastPlayer:
 
     def decide(self, position: Position, rng: random.Random) -> Decision:
         """Open every safe cell, or the safest cell most likely to be a zero."""
-        a = analyze(position, limit=DEFAULT_LIMIT)
-        if a.safe:
-            return Decision(
-                [Move("reveal", c) for c in sorted(a.safe)],
-                reason="safe",
-                mine_probability=0.0,
-                forced=len(a.safe) + len(a.mines),
-            )
-        covered = [c for c in a.unknown if position.states[c] == COVERED]
-        c = min(covered, key=lambda c: (a.probability(c), _zero_chance_key(position, c), c))
-        return Decision(
-            [Move("reveal", c)], guess=True, reason="safest", mine_probability=a.p(c), forced=len(a.mines)
-        )
+        return _decide(position, DEFAULT_LIMIT, lambda a: safest_move(position, a))
