@@ -175,3 +175,11 @@ def test_best_move_refuses_a_finished_board() -> None:
 
     with pytest.raises(IllegalMove):
         best_move(Position.from_text("2x1x1\n1F"))
+
+
+def test_best_move_estimates_are_probabilities() -> None:
+    for text, _ in ENDGAMES:
+        bm = best_move(Position.from_text(text), Limit(seconds=5))
+        assert bm.reason == "endgame" and bm.estimate == bm.win_probability
+    bm = best_move(Position.from_text(FIFTY), Limit(seconds=5))
+    assert bm.estimate == 0.5

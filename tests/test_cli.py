@@ -117,3 +117,31 @@ def test_jobs_do_not_change_results(capsys: pytest.CaptureFixture[str]) -> None:
     _, one, _ = run(capsys, *base)
     _, two, _ = run(capsys, *base, "--jobs", "2")
     assert json.loads(one)["wins"] == json.loads(two)["wins"]
+
+
+def test_compare_json_is_a_list_with_the_paired_test(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "bench", "--compare", "exact,random", "--size", "8x8x8", "--games", "20", "--json"
+    )
+    assert code == 0
+    objs = json.loads(out)
+    assert [o["player"] for o in objs] == ["exact", "random"]
+    pr = objs[0]["paired"]
+    assert pr["games"] == 20 and pr["wins_a"] == objs[0]["wins"] and pr["wins_b"] == objs[1]["wins"]
+    assert pr["only_a"] - pr["only_b"] == pr["wins_a"] - pr["wins_b"]
+    assert 0 <= pr["p_value"] <= 1
+    assert 0 <= objs[0]["forced_share"] <= 1
+
+
+def test_jobs_do_not_change_the_best_players_games(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    base = ["bench", "--preset", "beginner", "--games", "12", "--player", "best", "--json", "--seed", "4"]
+    run(capsys, *base, "--record", str(tmp_path / "one.jsonl"))
+    run(capsys, *base, "--jobs", "2", "--record", str(tmp_path / "two.jsonl"))
+
+    def games(name: str) -> list[tuple[int, bool, int, int]]:
+        rows = [json.loads(x) for x in (tmp_path / name).read_text().splitlines()]
+        return sorted((r["index"], r["won"], r["moves"], r["guesses"]) for r in rows)
+
+    assert games("one.jsonl") == games("two.jsonl")

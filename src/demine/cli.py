@@ -132,12 +132,10 @@ def cmd_bench(ns: argparse.Namespace) -> int:
     )
     if ns.json:
         out = [s.to_json() for s in summaries]
-        if len(out) == 1:
-            print(json.dumps(out[0]))
-        elif pairs:
-            print(json.dumps({"players": out, "paired": [pr.to_json() for pr in pairs]}))
-        else:
-            print(json.dumps(out))
+        for pr in pairs:  # two players: each object also carries the paired comparison
+            for obj in out:
+                obj["paired"] = pr.to_json()
+        print(json.dumps(out[0] if len(out) == 1 else out))
         return 0
     s0 = specs[0]
     board = f"{s0.width}x{s0.height}/{s0.mines}" if not ns.boards else f"boards from {ns.boards}"

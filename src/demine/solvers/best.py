@@ -66,6 +66,16 @@ class BestMove:
     survive_two: float | None = None
     """For a look-ahead guess: the chance to survive it and the next guess."""
 
+    @property
+    def estimate(self) -> float:
+        """The best estimate of the chance to win from here that this move carries: exact in
+        the endgame, else an upper bound (surviving this guess, or this and the next)."""
+        if self.win_probability is not None:
+            return self.win_probability
+        if self.survive_two is not None:
+            return self.survive_two
+        return 1.0 - self.mine_probability
+
 
 def _zero_chance_key(position: Position, cell: int) -> int:
     """Fewer covered or flagged neighbours: more likely to be a zero (and open an area)."""
