@@ -6,6 +6,7 @@ every way to place the remaining mines off the frontier.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import combinations
 
 from demine.position import Position
@@ -24,8 +25,9 @@ def enumerate_layouts(
     left = system.mines_left
     assert left is not None
     cons = [(list(cs), v) for cs, v, _ in system.constraints]
-    frontier = sorted({c for cs, _ in cons for c in cs})
-    off = [c for c in system.unknown if c not in set(frontier)]
+    in_frontier = {c for cs, _ in cons for c in cs}
+    frontier = sorted(in_frontier)
+    off = [c for c in system.unknown if c not in in_frontier]
     # order the frontier so that neighbours in constraints come close together
     order: list[int] = []
     seen: set[int] = set()
@@ -47,31 +49,62 @@ def enumerate_layouts(
                         seen.add(d)
                         stack.append(d)
     n = len(order)
-    var_cons = [cell_cons[c] for c in order]
-    total = [0] * len(cons)
-    remaining = [len(cs) for cs, _ in cons]
     need = [v for _, v in cons]
-    value = [0] * n
+    var_cons = [cell_cons[c] for c in order]
     out: list[frozenset[int]] = []
-    too_many = False
 
-    def rec(i: int, mines: int) -> None:
-        nonlocal too_many
-        if too_many:
-            return
-        if mines > left:
-            return
+    def leaf(value: list[int], mines: int) -> bool:
+        rest = left - mines
+        if rest > len(off):
+            return True
+        base = frozenset(order[j] for j in range(n) if value[j])
+        for combo in combinations(off, rest):
+            out.append(base.union(combo))
+            if len(out) > max_layouts:
+                return False
+        return True
+
+    if n > 900:
+        return None
+    if not search_assignments(var_cons, need, leaf, max_mines=left):
+        return None
+    return out
+
+
+def search_assignments(
+    var_cons: list[list[int]],
+    need: list[int],
+    leaf: Callable[[list[int], int], bool],
+    *,
+    max_mines: int | None = None,
+    max_nodes: int | None = None,
+) -> bool:
+    """Depth-first search over 0/1 variables ``0..n-1`` (in that order) under sum constraints.
+
+    ``var_cons[i]`` lists the constraints variable ``i`` is in; constraint ``k`` must sum to
+    ``need[k]``. A branch is cut as soon as some constraint is over its value or can no longer
+    reach it. ``leaf(values, mines)`` is called for every solution and returns False to stop.
+    Returns False when stopped (by ``leaf``, or past ``max_nodes`` search nodes), True when the
+    search completed. Recursion depth is ``n``: callers keep ``n`` under Python's limit.
+    """
+    n = len(var_cons)
+    total = [0] * len(need)
+    remaining = [0] * len(need)
+    for cs in var_cons:
+        for k in cs:
+            remaining[k] += 1
+    value = [0] * n
+    nodes = 0
+
+    def rec(i: int, mines: int) -> bool:
+        nonlocal nodes
+        nodes += 1
+        if max_nodes is not None and nodes > max_nodes:
+            return False
+        if max_mines is not None and mines > max_mines:
+            return True
         if i == n:
-            rest = left - mines
-            if rest > len(off):
-                return
-            base = [order[j] for j in range(n) if value[j]]
-            for combo in combinations(off, rest):
-                out.append(frozenset(base).union(combo))
-                if len(out) > max_layouts:
-                    too_many = True
-                    return
-            return
+            return leaf(value, mines)
         for v in (0, 1):
             ok = True
             for k in var_cons[i]:
@@ -81,15 +114,16 @@ def enumerate_layouts(
                     ok = False
             if ok:
                 value[i] = v
-                rec(i + 1, mines + v)
+                if not rec(i + 1, mines + v):
+                    for k in var_cons[i]:
+                        total[k] -= v
+                        remaining[k] += 1
+                    value[i] = 0
+                    return False
             for k in var_cons[i]:
                 total[k] -= v
                 remaining[k] += 1
         value[i] = 0
+        return True
 
-    if n > 900:
-        return None
-    rec(0, 0)
-    if too_many:
-        return None
-    return out
+    return rec(0, 0)

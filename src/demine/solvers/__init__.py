@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from importlib import import_module
 
 from demine.errors import InputError
 from demine.solvers.base import Decision, Player
@@ -30,57 +31,50 @@ def available_solvers() -> dict[str, str]:
     return {name: summary for name, (_, summary) in sorted(_REGISTRY.items())}
 
 
-def _exact() -> Player:
-    from demine.solvers.exact_player import ExactPlayer
+def _lazy(module: str, cls: str) -> Callable[[], Player]:
+    """A factory that imports its player's module on first use (keeps optional extras optional
+    and start-up fast)."""
 
-    return ExactPlayer()
+    def make() -> Player:
+        player: Player = getattr(import_module(f"demine.solvers.{module}"), cls)()
+        return player
 
-
-def _twosat() -> Player:
-    from demine.solvers.twosat import TwoSatPlayer
-
-    return TwoSatPlayer()
-
-
-def _window_sat() -> Player:
-    from demine.solvers.window_sat import WindowSatPlayer
-
-    return WindowSatPlayer()
-
-
-def _equations() -> Player:
-    from demine.solvers.equations import EquationsPlayer
-
-    return EquationsPlayer()
-
-
-def _gauss() -> Player:
-    from demine.solvers.gauss import GaussPlayer
-
-    return GaussPlayer()
-
-
-def _best() -> Player:
-    from demine.solvers.best import BestPlayer
-
-    return BestPlayer()
-
-
-def _fast() -> Player:
-    from demine.solvers.best import FastPlayer
-
-    return FastPlayer()
+    return make
 
 
 register("random", RandomPlayer, "opens a uniformly random covered cell; never flags")
-register("exact", _exact, "exact probabilities; opens proven safe cells, else the safest (row-major ties)")
-register("twosat", _twosat, "2-SAT implication graph + Tarjan SCC; random guesses")
-register("window-sat", _window_sat, "each number's 3x3 window as SAT (PySAT); averaged window probabilities")
-register("equations", _equations, "subset subtraction, backtracking enumeration, global probability")
-register("gauss", _gauss, "components, Gaussian elimination, free-variable enumeration, DP over counts")
+register(
+    "exact",
+    _lazy("exact_player", "ExactPlayer"),
+    "exact probabilities; opens proven safe cells, else the safest (row-major ties)",
+)
+register("twosat", _lazy("twosat", "TwoSatPlayer"), "2-SAT implication graph + Tarjan SCC; random guesses")
+register(
+    "window-sat",
+    _lazy("window_sat", "WindowSatPlayer"),
+    "each number's 3x3 window as SAT (PySAT); averaged window probabilities",
+)
+register(
+    "equations",
+    _lazy("equations", "EquationsPlayer"),
+    "subset subtraction, backtracking enumeration, global probability",
+)
+register(
+    "gauss",
+    _lazy("gauss", "GaussPlayer"),
+    "components, Gaussian elimination, free-variable enumeration, DP over counts",
+)
 
-register("best", _best, "the strongest: exact deduction, endgame search, 50/50s, look-ahead guesses")
-register("fast", _fast, "exact probabilities, lowest-probability cell, ties toward likely zeros")
+register(
+    "best",
+    _lazy("best", "BestPlayer"),
+    "the strongest: exact deduction, endgame search, 50/50s, look-ahead guesses",
+)
+register(
+    "fast",
+    _lazy("best", "FastPlayer"),
+    "exact probabilities, lowest-probability cell, ties toward likely zeros",
+)
 
 #: The player used when none is named: always the strongest one registered.
 DEFAULT_PLAYER = "best"

@@ -131,7 +131,8 @@ def forced_fifty(position: Position, a: Analysis) -> int | None:
 
 # ----------------------------------------------------------------------------- look-ahead
 def _outcomes(position: Position, cell: int, limit: Limit) -> list[tuple[int, Analysis]]:
-    """For each number ``cell`` could show: the count of layouts and the analysis afterwards."""
+    """For each number ``cell`` could show: the count of layouts and the analysis afterwards
+    (an approximate analysis, past the budget, is kept with its count 1 so callers can tell)."""
     st = position.states
     nb = position.geometry.neighbours(cell)
     flags = sum(1 for d in nb if st[d] == FLAG)
@@ -142,7 +143,9 @@ def _outcomes(position: Position, cell: int, limit: Limit) -> list[tuple[int, An
             a = analyze(position.with_state(cell, v), limit=limit)
         except InconsistentPosition:
             continue
-        if a.solutions:
+        if a.approximate:
+            out.append((1, a))
+        elif a.solutions:
             out.append((a.solutions, a))
     return out
 
@@ -236,20 +239,10 @@ def _outcomes_pruned(
     Returns (layouts with the cell safe, the weighted sum, how many numbers are possible, the
     chance a safe cell appears), or None when an analysis ran past its budget or the candidate
     cannot beat ``beat`` any more."""
-    st = position.states
-    nb = position.geometry.neighbours(cell)
-    flags = sum(1 for d in nb if st[d] == FLAG)
-    covered = sum(1 for d in nb if st[d] == COVERED)
-    outs = []
-    for v in range(flags, flags + covered + 1):
-        try:
-            o = analyze(position.with_state(cell, v), limit=limit)
-        except InconsistentPosition:
-            continue
-        if o.approximate or o.solutions is None:
-            return None
-        if o.solutions:
-            outs.append((o.solutions, _best_safety(o)))
+    found = _outcomes(position, cell, limit)
+    if any(o.approximate for _, o in found):
+        return None
+    outs = [(n, _best_safety(o)) for n, o in found]
     total = sum(n for n, _ in outs)
     if not total:
         return None

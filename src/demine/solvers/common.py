@@ -57,6 +57,27 @@ def lowest(position: Position, prob: Mapping[int, Fraction | float], default: Fr
     return min(position.covered_cells(), key=lambda c: (prob.get(c, default), c))
 
 
+def count_or_guess(
+    position: Position, prob: Mapping[int, Fraction], default: Fraction, exact: bool, reason: str
+) -> Decision:
+    """After a count: act on the cells it proves (probability 0 or 1, trusted only when every
+    part was counted ``exact``ly), else open the lowest-probability cell."""
+    if exact:
+        covered = position.covered_cells()
+        zero = [c for c in covered if prob.get(c, default) == 0]
+        one = [c for c in covered if prob.get(c, default) == 1]
+        found = proven_moves(position, zero, one, reason)
+        if found is not None:
+            return found
+    cell = lowest(position, prob, default)
+    return Decision(
+        [Move("reveal", cell)],
+        guess=True,
+        reason="lowest-probability",
+        mine_probability=float(prob.get(cell, default)),
+    )
+
+
 def remaining_density(position: Position) -> Fraction:
     """Mines not flagged over covered cells: the chance for a cell the player knows nothing of."""
     covered = len(position.covered_cells())
@@ -127,3 +148,39 @@ def combine_components(
         num = sum(w * weight(mines_left - T) * (mines_left - T) for T, w in enumerate(total))
         off = Fraction(num, Z * n_off)
     return out, off
+
+
+Equation = tuple[frozenset[int], int]
+
+
+def basic_rules(
+    equations: Iterable[Equation], decided: dict[int, int] | None = None
+) -> tuple[dict[int, int], list[Equation]]:
+    """The two basic rules to a fixed point: an equation with value 0 makes its cells 0, one
+    whose value equals its size makes them 1; decided cells are substituted everywhere.
+    Returns the decided cells (``decided`` extended) and the remaining equations."""
+    from demine.errors import InconsistentPosition
+
+    decided = {} if decided is None else decided
+    eqs = list(equations)
+    while True:
+        out: list[Equation] = []
+        changed = False
+        for cs, v in eqs:
+            known = [c for c in cs if c in decided]
+            if known:
+                v -= sum(decided[c] for c in known)
+                cs = cs.difference(known)
+            if v < 0 or v > len(cs):
+                raise InconsistentPosition("an equation cannot be satisfied", ())
+            if not cs:
+                continue
+            if v == 0 or v == len(cs):
+                for c in cs:
+                    decided[c] = 1 if v else 0
+                changed = True
+            else:
+                out.append((cs, v))
+        eqs = out
+        if not changed:
+            return decided, eqs

@@ -22,47 +22,27 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from demine.errors import InconsistentPosition
-from demine.game import Move
 from demine.position import Position
 from demine.solve.constraints import position_system
+from demine.solve.enumerate import search_assignments
 from demine.solvers.base import Decision
-from demine.solvers.common import combine_components, lowest, proven_moves
+from demine.solvers.common import Equation, basic_rules, combine_components, count_or_guess, proven_moves
 
 #: The most derived equations kept (subset subtraction can multiply them).
 MAX_EQUATIONS = 4000
 #: Search nodes allowed per group before it falls back to a local estimate.
 MAX_NODES = 200_000
 
-Equation = tuple[frozenset[int], int]
-
 
 def reduce_equations(equations: Sequence[Equation]) -> tuple[dict[int, int], set[Equation]]:
     """Steps 1-2: decided symbols, and the remaining equations over undecided ones."""
-    eqs = {(cs, v) for cs, v in equations if cs}
     decided: dict[int, int] = {}
+    eqs: set[Equation] = {(cs, v) for cs, v in equations if cs}
     changed = True
     while changed:
         changed = False
-        # substitute decided symbols and apply the trivial rules
-        new: set[Equation] = set()
-        for cs, v in eqs:
-            known = [c for c in cs if c in decided]
-            if known:
-                v -= sum(decided[c] for c in known)
-                cs = cs.difference(known)
-            if v < 0 or v > len(cs):
-                raise InconsistentPosition("equations: an equation cannot be satisfied", ())
-            if not cs:
-                continue
-            if v == 0 or v == len(cs):
-                for c in cs:
-                    decided[c] = 1 if v else 0
-                changed = True
-                continue
-            new.add((cs, v))
-        eqs = new
-        if changed:
-            continue
+        decided, rest = basic_rules(eqs, decided)
+        eqs = set(rest)
         # subset subtraction
         ordered = sorted(eqs, key=lambda e: len(e[0]))
         added: set[Equation] = set()
@@ -118,42 +98,17 @@ def enumerate_group(
         for i in members:
             var_eqs[i].append(e)
     n = len(cells)
-    total = [0] * len(group)
-    left = [len(cs) for cs in eq_cells]
-    value = [0] * n
     W = [0] * (n + 1)
     hits = [[0] * (n + 1) for _ in cells]
-    nodes = 0
 
-    def rec(i: int, mines: int) -> bool:
-        nonlocal nodes
-        nodes += 1
-        if nodes > max_nodes:
-            return False
-        if i == n:
-            W[mines] += 1
-            for j in range(n):
-                if value[j]:
-                    hits[j][mines] += 1
-            return True
-        for v in (0, 1):
-            ok = True
-            for e in var_eqs[i]:
-                total[e] += v
-                left[e] -= 1
-                if total[e] > eq_val[e] or total[e] + left[e] < eq_val[e]:
-                    ok = False
-            if ok:
-                value[i] = v
-                if not rec(i + 1, mines + v):
-                    return False
-            for e in var_eqs[i]:
-                total[e] -= v
-                left[e] += 1
-        value[i] = 0
+    def leaf(value: list[int], mines: int) -> bool:
+        W[mines] += 1
+        for j in range(n):
+            if value[j]:
+                hits[j][mines] += 1
         return True
 
-    if not rec(0, 0):
+    if not search_assignments(var_eqs, eq_val, leaf, max_nodes=max_nodes):
         return None
     return W, {cells[j]: hits[j] for j in range(n)}
 
@@ -201,17 +156,4 @@ class EquationsPlayer:
         for c, v in decided.items():
             prob[c] = Fraction(v)
         default = off_p if off_p is not None else Fraction(1, 5)
-        if not estimates:
-            # with every group counted exactly, probability 0 or 1 is a proof (by the mine count)
-            zero = [c for c in position.covered_cells() if prob.get(c, default) == 0]
-            one = [c for c in position.covered_cells() if prob.get(c, default) == 1]
-            found = proven_moves(position, zero, one, "equations-count")
-            if found is not None:
-                return found
-        cell = lowest(position, prob, default)
-        return Decision(
-            [Move("reveal", cell)],
-            guess=True,
-            reason="lowest-probability",
-            mine_probability=float(prob.get(cell, default)),
-        )
+        return count_or_guess(position, prob, default, not estimates, "equations-count")

@@ -24,44 +24,14 @@ from fractions import Fraction
 from math import gcd
 
 from demine.errors import InconsistentPosition
-from demine.game import Move
 from demine.position import Position
 from demine.solve.constraints import position_system
 from demine.solvers.base import Decision
-from demine.solvers.common import combine_components, lowest, proven_moves
+from demine.solvers.common import basic_rules, combine_components, count_or_guess, proven_moves
 from demine.solvers.equations import _groups
 
 #: Components with more free variables than this are estimated, not enumerated (2^20 assignments).
 MAX_FREE = 20
-
-
-def basic_rules(
-    equations: list[tuple[frozenset[int], int]],
-) -> tuple[dict[int, int], list[tuple[frozenset[int], int]]]:
-    """The two basic rules to a fixed point: decided cells and the remaining equations."""
-    decided: dict[int, int] = {}
-    eqs = equations
-    while True:
-        out = []
-        changed = False
-        for cs, v in eqs:
-            known = [c for c in cs if c in decided]
-            if known:
-                v -= sum(decided[c] for c in known)
-                cs = cs.difference(known)
-            if v < 0 or v > len(cs):
-                raise InconsistentPosition("gauss: an equation cannot be satisfied", ())
-            if not cs:
-                continue
-            if v == 0 or v == len(cs):
-                for c in cs:
-                    decided[c] = 1 if v else 0
-                changed = True
-            else:
-                out.append((cs, v))
-        eqs = out
-        if not changed:
-            return decided, eqs
 
 
 def rref(rows: list[list[Fraction]], ncols: int) -> tuple[list[list[Fraction]], list[int]]:
@@ -268,16 +238,4 @@ class GaussPlayer:
         if found is not None:
             return found
         default = off_p if off_p is not None else Fraction(1, 5)
-        if exact and self.off_weight:
-            zero = [c for c in position.covered_cells() if prob.get(c, default) == 0]
-            one = [c for c in position.covered_cells() if prob.get(c, default) == 1]
-            found = proven_moves(position, zero, one, "gauss-count")
-            if found is not None:
-                return found
-        cell = lowest(position, prob, default)
-        return Decision(
-            [Move("reveal", cell)],
-            guess=True,
-            reason="lowest-probability",
-            mine_probability=float(prob.get(cell, default)),
-        )
+        return count_or_guess(position, prob, default, exact and self.off_weight, "gauss-count")
