@@ -85,6 +85,10 @@ class Geometry:
                         out.append(base + cc)
         return tuple(out)
 
+    def table(self) -> tuple[tuple[int, ...], ...] | None:
+        """The whole neighbour table (None on boards too large to keep one): for hot loops."""
+        return self._table
+
     def neighbours(self, cell: int) -> tuple[int, ...]:
         """The up to 8 cells around ``cell``, in row-major order. O(1)."""
         table = self._table

@@ -59,12 +59,14 @@ def position_system(position: Position, *, trust_flags: bool = True) -> System:
         return f"the {states[cell]} at ({r},{c})"
 
     constraints: list[tuple[tuple[int, ...], int, int]] = []
+    table = geo.table()
     for cell, v in enumerate(states):
         if v >= COVERED:
             continue
+        around = table[cell] if table is not None else nb(cell)
         cells = []
         flags = 0
-        for d in nb(cell):
+        for d in around:
             s = states[d]
             if s == COVERED:
                 cells.append(d)

@@ -32,7 +32,9 @@ from demine.errors import InconsistentPosition
 from demine.game import Move
 from demine.position import COVERED, FLAG, Position
 from demine.solve import Analysis, Limit, analyze
+from demine.solve.constraints import System
 from demine.solve.enumerate import enumerate_layouts
+from demine.solve.exact import solve_system
 from demine.solvers.base import Decision
 from demine.solvers.common import trivially_decided
 
@@ -400,18 +402,18 @@ def best_move(position: Position, limit: Limit | None = None, analysis: Analysis
     return safest_move(position, a)
 
 
-def _quick_safe(position: Position) -> Decision | None:
+def _quick_safe(position: Position) -> tuple[Decision | None, System | None]:
     """Open what single numbers prove safe, without the full count, and flag the mines they
     prove (the player's own flags are proven, so trusting them is sound; they keep the numbers
     around them out of later work). See :func:`~demine.solvers.common.trivially_decided`."""
     try:
-        safe, mines = trivially_decided(position)
+        safe, mines, system = trivially_decided(position)
     except InconsistentPosition:
-        return None  # let the full analysis report it
+        return None, None  # let the full analysis report it
     if not safe:
-        return None
+        return None, system
     moves = [Move("reveal", c) for c in safe] + [Move("flag", c) for c in mines]
-    return Decision(moves, reason="safe", mine_probability=0.0, forced=len(safe) + len(mines))
+    return Decision(moves, reason="safe", mine_probability=0.0, forced=len(safe) + len(mines)), system
 
 
 def _flags_for(a: Analysis) -> list[Move]:
@@ -422,10 +424,10 @@ def _flags_for(a: Analysis) -> list[Move]:
 def _decide(position: Position, limit: Limit, guess: Callable[[Analysis], BestMove]) -> Decision:
     """The shared turn of ``best`` and ``fast``: what single numbers prove, else the full
     analysis's safe cells, else ``guess``; proven mines are flagged along the way."""
-    quick = _quick_safe(position)
+    quick, system = _quick_safe(position)
     if quick is not None:
         return quick
-    a = analyze(position, limit=limit)
+    a = analyze(position, limit=limit) if system is None else solve_system(system, limit)
     flags = _flags_for(a)
     if a.safe:
         return Decision(
@@ -447,7 +449,10 @@ def _decide(position: Position, limit: Limit, guess: Callable[[Analysis], BestMo
 def safest_move(position: Position, a: Analysis) -> BestMove:
     """The lowest-probability covered cell, ties toward the cell most likely to be a zero."""
     covered = [c for c in a.unknown if position.states[c] == COVERED]
-    c = min(covered, key=lambda c: (a.probability(c), _zero_chance_key(position, c), c))
+    low = a.min_probability()
+    prob = a._prob
+    tied = [c for c in covered if prob[c][0] * low.denominator == prob[c][1] * low.numerator]
+    c = min(tied or covered, key=lambda c: (_zero_chance_key(position, c), c))
     return BestMove(Move("reveal", c), "safest", a.p(c))
 
 

@@ -9,6 +9,7 @@ from math import comb
 
 from demine.game import Move
 from demine.position import FLAG, Position
+from demine.solve.constraints import System
 from demine.solvers.base import Decision
 
 
@@ -33,9 +34,9 @@ def proven_moves(
     )
 
 
-def trivially_decided(position: Position) -> tuple[list[int], list[int]]:
+def trivially_decided(position: Position) -> tuple[list[int], list[int], System]:
     """Covered cells that single numbers prove safe, and unflagged cells they prove mines
-    (the number rule, to a fixed point).
+    (the number rule, to a fixed point), and the constraint system (for a full analysis next).
 
     Cheap next to a full count: players open these first and count only when none are left.
     Revealing provably safe cells in any batches leads to the same guess points, so this
@@ -48,7 +49,7 @@ def trivially_decided(position: Position) -> tuple[list[int], list[int]]:
     prop.run_numbers()
     safe = sorted(c for c, v in prop.decided.items() if v == 0)
     mines = sorted(c for c, v in prop.decided.items() if v == 1)
-    return safe, mines
+    return safe, mines, system
 
 
 def lowest(position: Position, prob: Mapping[int, Fraction | float], default: Fraction | float) -> int:
