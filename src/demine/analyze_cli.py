@@ -34,6 +34,39 @@ def add_analyze(sub: Any) -> None:
     p.set_defaults(func=cmd_analyze)
 
 
+def add_render(sub: Any) -> None:
+    p = sub.add_parser(
+        "render",
+        help="draw a text position as SVG (optionally with probabilities or hints)",
+        description="Draw a position in the .mine text format as an SVG picture.",
+    )
+    p.add_argument("file", metavar="FILE", help="position file ('-' for stdin)")
+    p.add_argument("-o", "--output", help="SVG file to write (default: standard output)")
+    p.add_argument("--overlay", choices=("none", "probabilities", "hints"), default="none")
+    p.add_argument("--cell", type=int, default=24, help="cell size in pixels (default 24)")
+    p.set_defaults(func=cmd_render)
+
+
+def cmd_render(ns: argparse.Namespace) -> int:
+    from demine.formats import atomic_write
+    from demine.render import render_svg
+
+    if not 4 <= ns.cell <= 200:
+        raise DemineError(f"--cell must be between 4 and 200 pixels, got {ns.cell}")
+    _, text = _read(ns.file)
+    try:
+        svg = render_svg(Position.from_text(text), overlay=ns.overlay, cell=ns.cell)
+    except ValueError as e:
+        if isinstance(e, DemineError):
+            raise
+        raise DemineError(str(e)) from None
+    if ns.output:
+        atomic_write(ns.output, svg + "\n")
+    else:
+        sys.stdout.write(svg + "\n")
+    return 0
+
+
 def _read(name: str) -> tuple[str, str]:
     if name == "-":
         return "<stdin>", sys.stdin.read()

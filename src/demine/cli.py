@@ -245,9 +245,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_more(sub: Any) -> None:
     """Subcommands whose code lives in other modules."""
-    from demine.analyze_cli import add_analyze
+    from demine.analyze_cli import add_analyze, add_render
 
     add_analyze(sub)
+    add_render(sub)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

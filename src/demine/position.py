@@ -165,6 +165,12 @@ class Position:
     def __repr__(self) -> str:
         return f"Position.from_text({self.to_text()!r})"
 
+    def _repr_svg_(self) -> str:
+        """The position as a picture (Jupyter shows it)."""
+        from demine.render import render_svg
+
+        return render_svg(self)
+
     # ----------------------------------------------------------------- queries
     @property
     def geometry(self) -> Geometry:
