@@ -182,3 +182,11 @@ def test_a_1000x1000_game_is_playable() -> None:
     # a second click costs only what it opens
     c = next(c for c in range(1_000_000) if g.position().state(c) == COVERED and not g.is_mine(c))
     assert g.reveal(c)
+
+
+def test_zero_rule_room_depends_on_the_first_click() -> None:
+    g = Game(1, 3, 1, rule="zero", seed=1)  # fits when the first click is at an end
+    g.reveal(0)
+    assert g.mine_cells() == [2] and g.outcome == "won"
+    with pytest.raises(SizeError, match=r"first click at \(1,0\)"):
+        Game(1, 3, 1, rule="zero", seed=1).reveal(1)

@@ -62,9 +62,13 @@ def test_1000x1000_is_allowed_and_mines_must_leave_room_for_the_rule() -> None:
     check_mines(3, 3, 8, "safe")
     with pytest.raises(SizeError):
         check_mines(3, 3, 9, "safe")
+    # zero: the first click and its neighbours stay free; a centre click keeps 9, a corner 4
     with pytest.raises(SizeError):
-        check_mines(9, 9, 73, "zero")
-    check_mines(9, 9, 72, "zero")
+        check_mines(9, 9, 73, "zero", start=40)
+    check_mines(9, 9, 72, "zero", start=40)
+    check_mines(9, 9, 77, "zero")  # start unknown: some first click (a corner) leaves room
+    with pytest.raises(SizeError):
+        check_mines(9, 9, 78, "zero")
     assert reserved_cells(9, 9, "zero", 0) == 4
 
 

@@ -128,7 +128,10 @@ class Game:
             keep.update(self.geometry.neighbours(first))
         elif self.rule == "none":
             keep = set()
-        check_mines(self.width, self.height, self.mines, self.rule, first)
+        try:
+            check_mines(self.width, self.height, self.mines, self.rule, first)
+        except SizeError as e:
+            raise SizeError(f"first click at {self.geometry.name(first)}: {e}") from None
         allowed = [c for c in range(self.width * self.height) if c not in keep]
         rng = random.Random(self.seed)
         self._set_layout(rng.sample(allowed, self.mines))

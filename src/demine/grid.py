@@ -135,17 +135,17 @@ def check_dimensions(width: int, height: int) -> None:
 def reserved_cells(width: int, height: int, rule: str, start: int | None) -> int:
     """How many cells the first-click ``rule`` keeps free of mines.
 
-    ``safe`` keeps the first cell, ``zero`` the first cell and its neighbours (for an unknown
-    start cell, the worst case: 9 or the whole board if smaller), ``none`` nothing.
+    ``safe`` keeps the first cell, ``zero`` the first cell and its neighbours, ``none`` nothing.
+    With the start cell unknown, the fewest any first click keeps (a corner's): the exact check
+    comes at the first click.
     """
     if rule == "none":
         return 0
     if rule == "safe":
         return 1
     if rule == "zero":
-        if start is None:
-            return min(9, min(width, 3) * min(height, 3))
-        return 1 + len(geometry(width, height).neighbours(start))
+        corner = 0 if start is None else start
+        return 1 + len(geometry(width, height).neighbours(corner))
     raise SizeError(f"unknown first-click rule {rule!r}; choose one of {', '.join(RULES)}")
 
 
