@@ -145,3 +145,32 @@ def test_jobs_do_not_change_the_best_players_games(
         return sorted((r["index"], r["won"], r["moves"], r["guesses"]) for r in rows)
 
     assert games("one.jsonl") == games("two.jsonl")
+
+
+def test_analyze_says_why_and_reports_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "p.mine"
+    src.write_text("3x2\n121\nHHH\n")
+    code, out, _ = run(capsys, "analyze", "--why", str(src))
+    assert code == 0
+    assert "(1,1) safe" in out and "(1,2) mine (the pair" in out
+    code, out, _ = run(capsys, "analyze", "--json", str(src), str(src))
+    lines = [json.loads(x) for x in out.splitlines()]
+    assert len(lines) == 2
+    obj = lines[0]
+    assert obj["safe"] == [[1, 1]] and obj["mine_cells"] == [[1, 0], [1, 2]]
+    assert obj["solutions"] == "1" and obj["approximate"] is False
+    kinds = {(r, c): kind for r, c, kind, _ in obj["reasons"]}
+    assert kinds[(1, 2)] == "pair"
+
+
+def test_analyze_reports_bad_files_and_goes_on(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = tmp_path / "good.mine"
+    good.write_text("2x1x1\n1H\n")
+    bad = tmp_path / "bad.mine"
+    bad.write_text("2x1x1\n1Q\n")
+    code, out, err = run(capsys, "analyze", "--json", str(bad), str(good))
+    assert code == 2
+    first, second = (json.loads(x) for x in out.splitlines())
+    assert "line 2, column 2" in first["error"] and second["mine_cells"] == [[0, 1]]
+    code, _, err = run(capsys, "analyze", str(tmp_path / "missing.mine"))
+    assert code == 2 and "No such file" in err and "Traceback" not in err

@@ -23,6 +23,7 @@ def add_analyze(sub: Any) -> None:
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="position files ('-' for stdin)")
     p.add_argument("--json", action="store_true", help="one JSON object per file")
+    p.add_argument("--why", action="store_true", help="say what proves each safe cell and mine")
     p.add_argument("--mines", type=int, help="total mine count (overrides the file's)")
     p.add_argument("--no-trust-flags", action="store_true", help="treat flags as covered cells, not mines")
     p.add_argument(
@@ -88,7 +89,27 @@ def analysis_json(position: Position, a: Analysis) -> dict[str, Any]:
         "mine_cells": [list(divmod(c, w)) for c in sorted(a.mines)],
         "approximate": a.approximate,
         "ms": round(a.ms, 3),
+        "reasons": [
+            [*divmod(c, w), r.kind, [list(divmod(n, w)) for n in r.numbers]]
+            for c, r in sorted(a.reasons.items())
+        ],
     }
+
+
+def describe_reason(position: Position, cell: int, a: Analysis) -> str:
+    """``(r,c) safe: the 1 at (0,2)`` and the like, for the text output."""
+    g = position.geometry
+    r = a.reasons.get(cell)
+    what = "safe" if cell in a.safe else "mine"
+    if r is None:
+        return f"{g.name(cell)} {what}"
+    if r.kind == "mine-count":
+        why = "the mine count"
+    else:
+        nums = ", ".join(f"{position.states[n]} at {g.name(n)}" for n in r.numbers)
+        label = {"number": "the", "pair": "the pair", "component": "together"}[r.kind]
+        why = f"{label} {nums}" if r.kind != "component" else f"the numbers {nums} together"
+    return f"{g.name(cell)} {what} ({why})"
 
 
 def _cell_text(position: Position, a: Analysis, cell: int) -> str:
@@ -146,6 +167,10 @@ def cmd_analyze(ns: argparse.Namespace) -> int:
         print("legend: digits = revealed, F = flag (trusted), S = safe, M = mine, others = % chance")
         print("safe:", " ".join(g.name(c) for c in sorted(a.safe)) or "none")
         print("mines:", " ".join(g.name(c) for c in sorted(a.mines)) or "none")
+        if ns.why and (a.safe or a.mines):
+            print("why:")
+            for c in sorted(a.safe | a.mines):
+                print("  " + describe_reason(position, c, a))
         if a.approximate:
             print(f"approximate: the exact count did not finish in {ns.seconds:g} s; estimates shown")
         else:
