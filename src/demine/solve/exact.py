@@ -295,6 +295,8 @@ def _marginals(cnt: _Counted, R: list[int]) -> tuple[list[int], int]:
         H: dict[int, int] = {}
         num = 0
         for key, w in cnt.layers[j].items():
+            # the same bounds on k as in _count (inline on purpose: this is the hot loop, and a
+            # call per state would cost more than the count itself on small positions)
             lo = 0
             hi = s
             for sh, init, cp in items:
