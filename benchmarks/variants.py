@@ -1,0 +1,69 @@
+"""Paired experiments on variants of the ``best`` player (the figures in BENCHMARKS.md, section 3).
+
+Run: python benchmarks/variants.py --games N --size WxHxM --rule RULE --seed SEED VARIANT [VARIANT ...]
+
+Each variant sets some of ``demine.solvers.best``'s module constants before its games; every variant
+plays the same boards (the seed), so the comparison is paired: for each pair of variants it prints
+the boards only one of them won and the two-sided sign test.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+import demine.solvers.best as best
+from demine.bench import bench, generated_specs, paired
+from demine.grid import parse_size
+from demine.solvers import Player, register
+
+VARIANTS: dict[str, dict[str, Any] | None] = {
+    "current": {},
+    "exact": None,  # the exact player, for reference
+    "progress": {"SCORE": "progress"},  # safety x (1 + 0.2 x chance a safe cell appears)
+    "both": {"SCORE": "both"},  # the two-guess score times that bonus
+    "endgame300": {"ENDGAME_LAYOUTS": 300, "ENDGAME_NODES": 100_000},
+    "endgame1000": {"ENDGAME_LAYOUTS": 1000, "ENDGAME_NODES": 200_000},
+    "wide": {"CANDIDATE_SHARE": 0.8, "MAX_CANDIDATES": 12, "MAX_OFF_CANDIDATES": 4},
+}
+
+
+def _factory(settings: dict[str, Any]) -> Callable[[], Player]:
+    def make() -> Player:
+        for k, v in settings.items():
+            setattr(best, k, v)
+        return best.BestPlayer()
+
+    return make
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("variants", nargs="+", choices=sorted(VARIANTS))
+    ap.add_argument("--games", type=int, default=1000)
+    ap.add_argument("--size", default="expert")
+    ap.add_argument("--rule", default="safe")
+    ap.add_argument("--seed", default="exp1")
+    ap.add_argument("--jobs", type=int, default=2)
+    ns = ap.parse_args()
+    w, h, m = parse_size(ns.size, ns.rule)
+    specs = generated_specs(w, h, m, ns.rule, None, ns.games, ns.seed)
+    results = {}
+    for name in ns.variants:
+        settings = VARIANTS[name]
+        player = "exact" if settings is None else f"variant-{name}"
+        if settings is not None:
+            register(player, _factory(settings), name)
+        summary, res = bench(player, specs, jobs=ns.jobs)
+        results[name] = res
+        rate = 100 * summary.win_rate
+        print(f"{name}: {summary.wins}/{summary.games} = {rate:.2f}%, {summary.ms_per_game:.1f} ms/game")
+    for i, a in enumerate(ns.variants):
+        for b in ns.variants[i + 1 :]:
+            pr = paired(a, results[a], b, results[b])
+            print(f"{a} vs {b}: only {a} {pr.only_a}, only {b} {pr.only_b}, sign test p = {pr.p_value:.4g}")
+
+
+if __name__ == "__main__":
+    main()
