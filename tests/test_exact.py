@@ -303,3 +303,46 @@ def test_values_wider_than_four_bits() -> None:
     a = analyze_constraints(cons, cells=17, mines=None)
     assert a.mines == set(range(10))
     assert a.probability(12) == Fraction(6, 7)
+
+
+def test_the_system_tracker_equals_a_full_rebuild_at_every_step() -> None:
+    from demine.solve.constraints import SystemTracker, position_system
+
+    for seed in range(6):
+        for trust in (True, False):
+            g = Game(16, 16, 40, rule="safe", seed=f"track{seed}")
+            g.reveal(0)
+            tracker = SystemTracker(trust_flags=trust)
+            rng = random.Random(seed)
+            while not g.over:
+                p = g.position()
+                got, want = tracker.system(p), position_system(p, trust_flags=trust)
+                assert got.constraints == want.constraints
+                assert (got.unknown, got.mines_left, got.known_mines) == (
+                    want.unknown,
+                    want.mines_left,
+                    want.known_mines,
+                )
+                a = analyze(p)
+                if rng.random() < 0.3 and a.mines - set(p.flagged_cells()):
+                    g.flag(min(a.mines - set(p.flagged_cells())))  # flags change numbers' values
+                elif rng.random() < 0.1 and p.flagged_cells():
+                    g.flag(p.flagged_cells()[0])  # and so does taking one away
+                elif a.safe:
+                    g.reveal(min(a.safe))
+                else:
+                    g.reveal(min(p.covered_cells(), key=lambda c: (a.probability(c), c)))
+    # a new game on another board size starts over
+    other = Position.from_text("3x1x1\n1HH")
+    assert tracker.system(other).constraints == position_system(other, trust_flags=False).constraints
+
+
+def test_the_tracker_reports_a_bad_flag_and_recovers() -> None:
+    from demine.solve.constraints import SystemTracker
+
+    tracker = SystemTracker()
+    good = Position.from_text("3x1x1\n1HH")
+    tracker.system(good)
+    with pytest.raises(InconsistentPosition):
+        tracker.system(Position.from_text("3x1x1\n0FH"))
+    assert tracker.system(good).constraints == [((1,), 1, 0)]

@@ -39,16 +39,44 @@ class System:
     """Added to inconsistency messages when trusted flags may be the cause."""
 
 
-def position_system(position: Position, *, trust_flags: bool = True) -> System:
-    """The constraint system of a position. O(cells).
-
-    With ``trust_flags`` the flags are mines and each number's value is reduced by its flags; a
-    flag that makes a number impossible raises :class:`InconsistentPosition` naming both.
-    Without it, flags are covered cells like any other.
-    """
-    geo = position.geometry
+def _number_constraint(
+    position: Position, cell: int, trust_flags: bool, around: tuple[int, ...]
+) -> tuple[tuple[int, ...], int] | None:
+    """The constraint of the revealed number at ``cell`` (None when no unknown cell is around it);
+    raises :class:`InconsistentPosition` when its flags or covered cells make it impossible."""
     states = position.states
-    nb = geo.neighbours
+    v = states[cell]
+    cells = []
+    flags = 0
+    for d in around:
+        s = states[d]
+        if s == COVERED:
+            cells.append(d)
+        elif s == FLAG:
+            if trust_flags:
+                flags += 1
+            else:
+                cells.append(d)
+    need = v - flags
+    if need < 0 or need > len(cells):
+        geo = position.geometry
+        r, c = divmod(cell, position.width)
+        flagged = [d for d in around if states[d] == FLAG]
+        if need < 0:
+            names = ", ".join(geo.name(d) for d in flagged)
+            msg = f"the {v} at ({r},{c}) has {flags} flags around it ({names}): more than it allows"
+        else:
+            msg = f"the {v} at ({r},{c}) needs {need} more mines but has only {len(cells)} covered cells"
+            msg += " around it"
+        raise InconsistentPosition(msg, (cell, *flagged))
+    return (tuple(cells), need) if cells else None
+
+
+def _finish(
+    position: Position, trust_flags: bool, constraints: list[tuple[tuple[int, ...], int, int]]
+) -> System:
+    """The System of a position, given its constraints (in cell order)."""
+    states = position.states
     width = position.width
     unknown_state = (COVERED,) if trust_flags else (COVERED, FLAG)
     unknown = [i for i, v in enumerate(states) if v in unknown_state]
@@ -58,40 +86,6 @@ def position_system(position: Position, *, trust_flags: bool = True) -> System:
         r, c = divmod(cell, width)
         return f"the {states[cell]} at ({r},{c})"
 
-    constraints: list[tuple[tuple[int, ...], int, int]] = []
-    table = geo.table()
-    for cell, v in enumerate(states):
-        if v >= COVERED:
-            continue
-        around = table[cell] if table is not None else nb(cell)
-        cells = []
-        flags = 0
-        for d in around:
-            s = states[d]
-            if s == COVERED:
-                cells.append(d)
-            elif s == FLAG:
-                if trust_flags:
-                    flags += 1
-                else:
-                    cells.append(d)
-        need = v - flags
-        if need < 0 or need > len(cells):
-            r, c = divmod(cell, width)
-            flagged = [geo.name(d) for d in nb(cell) if states[d] == FLAG]
-            if need < 0:
-                msg = (
-                    f"the {v} at ({r},{c}) has {flags} flags around it "
-                    f"({', '.join(flagged)}): more than it allows"
-                )
-            else:
-                msg = (
-                    f"the {v} at ({r},{c}) needs {need} more mines but has only "
-                    f"{len(cells)} covered cells around it"
-                )
-            raise InconsistentPosition(msg, (cell, *(d for d in nb(cell) if states[d] == FLAG)))
-        if cells:
-            constraints.append((tuple(cells), need, cell))
     mines_left = None
     if position.mines is not None:
         mines_left = position.mines - len(known)
@@ -103,6 +97,76 @@ def position_system(position: Position, *, trust_flags: bool = True) -> System:
             )
     note = " (flags are trusted as mines; analyse with trust_flags=False to doubt them)" if known else ""
     return System(unknown, constraints, mines_left, known, describe, note)
+
+
+def position_system(position: Position, *, trust_flags: bool = True) -> System:
+    """The constraint system of a position. O(cells).
+
+    With ``trust_flags`` the flags are mines and each number's value is reduced by its flags; a
+    flag that makes a number impossible raises :class:`InconsistentPosition` naming both.
+    Without it, flags are covered cells like any other.
+    """
+    geo = position.geometry
+    table = geo.table()
+    nb = geo.neighbours
+    constraints: list[tuple[tuple[int, ...], int, int]] = []
+    for cell, v in enumerate(position.states):
+        if v >= COVERED:
+            continue
+        found = _number_constraint(
+            position, cell, trust_flags, table[cell] if table is not None else nb(cell)
+        )
+        if found is not None:
+            constraints.append((found[0], found[1], cell))
+    return _finish(position, trust_flags, constraints)
+
+
+class SystemTracker:
+    """Keeps the constraint system of a game's positions up to date from one to the next.
+
+    Between two positions only the numbers next to a changed cell are rebuilt: finding the changed
+    cells is one pass over the states (fast for the board sizes people play), where a full rebuild
+    visits every neighbour of every number. Gives exactly :func:`position_system`'s result.
+    """
+
+    def __init__(self, trust_flags: bool = True) -> None:
+        self.trust_flags = trust_flags
+        self._states: bytes | None = None
+        self._shape: tuple[int, int] = (0, 0)
+        self._cons: dict[int, tuple[tuple[int, ...], int]] = {}
+
+    def system(self, position: Position) -> System:
+        """The constraint system of ``position`` (a later position of the same game, or any)."""
+        st = position.states
+        geo = position.geometry
+        shape = (position.width, position.height)
+        try:
+            cells: Iterable[int]
+            if self._states is None or shape != self._shape:
+                self._cons = {}
+                cells = range(position.cells)
+            else:
+                old = self._states
+                changed = [i for i, (a, b) in enumerate(zip(old, st, strict=True)) if a != b]
+                touched: set[int] = set(changed)
+                for c in changed:
+                    touched.update(geo.neighbours(c))
+                cells = sorted(touched)
+            for cell in cells:
+                found = None
+                if st[cell] < COVERED:
+                    found = _number_constraint(position, cell, self.trust_flags, geo.neighbours(cell))
+                if found is None:
+                    self._cons.pop(cell, None)
+                else:
+                    self._cons[cell] = found
+        except InconsistentPosition:
+            self._states = None  # rebuild from scratch next time
+            raise
+        self._states = st
+        self._shape = shape
+        constraints = [(cs, need, cell) for cell, (cs, need) in sorted(self._cons.items())]
+        return _finish(position, self.trust_flags, constraints)
 
 
 def constraint_system(

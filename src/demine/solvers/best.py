@@ -32,7 +32,7 @@ from demine.errors import InconsistentPosition
 from demine.game import Move
 from demine.position import COVERED, FLAG, Position
 from demine.solve import Analysis, Limit, analyze
-from demine.solve.constraints import System
+from demine.solve.constraints import System, SystemTracker
 from demine.solve.enumerate import enumerate_layouts
 from demine.solve.exact import solve_system
 from demine.solvers.base import Decision
@@ -402,12 +402,12 @@ def best_move(position: Position, limit: Limit | None = None, analysis: Analysis
     return safest_move(position, a)
 
 
-def _quick_safe(position: Position) -> tuple[Decision | None, System | None]:
+def _quick_safe(position: Position, tracker: SystemTracker) -> tuple[Decision | None, System | None]:
     """Open what single numbers prove safe, without the full count, and flag the mines they
     prove (the player's own flags are proven, so trusting them is sound; they keep the numbers
     around them out of later work). See :func:`~demine.solvers.common.trivially_decided`."""
     try:
-        safe, mines, system = trivially_decided(position)
+        safe, mines, system = trivially_decided(position, tracker)
     except InconsistentPosition:
         return None, None  # let the full analysis report it
     if not safe:
@@ -421,10 +421,12 @@ def _flags_for(a: Analysis) -> list[Move]:
     return [Move("flag", c) for c in sorted(a.mines)]
 
 
-def _decide(position: Position, limit: Limit, guess: Callable[[Analysis], BestMove]) -> Decision:
+def _decide(
+    position: Position, limit: Limit, guess: Callable[[Analysis], BestMove], tracker: SystemTracker
+) -> Decision:
     """The shared turn of ``best`` and ``fast``: what single numbers prove, else the full
     analysis's safe cells, else ``guess``; proven mines are flagged along the way."""
-    quick, system = _quick_safe(position)
+    quick, system = _quick_safe(position, tracker)
     if quick is not None:
         return quick
     a = analyze(position, limit=limit) if system is None else solve_system(system, limit)
@@ -463,10 +465,11 @@ class BestPlayer:
 
     def __init__(self, limit: Limit = DEFAULT_LIMIT) -> None:
         self.limit = limit
+        self.tracker = SystemTracker()
 
     def decide(self, position: Position, rng: random.Random) -> Decision:
         """Open every safe cell, or play :func:`best_move`."""
-        return _decide(position, self.limit, lambda a: best_move(position, self.limit, a))
+        return _decide(position, self.limit, lambda a: best_move(position, self.limit, a), self.tracker)
 
 
 class FastPlayer:
@@ -474,6 +477,9 @@ class FastPlayer:
 
     name = "fast"
 
+    def __init__(self) -> None:
+        self.tracker = SystemTracker()
+
     def decide(self, position: Position, rng: random.Random) -> Decision:
         """Open every safe cell, or the safest cell most likely to be a zero."""
-        return _decide(position, DEFAULT_LIMIT, lambda a: safest_move(position, a))
+        return _decide(position, DEFAULT_LIMIT, lambda a: safest_move(position, a), self.tracker)
