@@ -118,6 +118,16 @@ def test_the_same_seed_and_first_click_give_the_same_layout() -> None:
     assert c.mine_cells() != a.mine_cells()
 
 
+def _layout_counts(size: int, mines: int, rule: str, draws: int, tag: str) -> Counter[tuple[int, ...]]:
+    """How often each layout comes up over ``draws`` seeded games, first click in the corner."""
+    counts: Counter[tuple[int, ...]] = Counter()
+    for s in range(draws):
+        g = Game(size, size, mines, rule=rule, seed=f"{tag}{s}")
+        g.reveal(0)
+        counts[tuple(g.mine_cells())] += 1
+    return counts
+
+
 def _chi_square(counts: Counter[tuple[int, ...]], layouts: int, draws: int) -> float:
     expected = draws / layouts
     assert len(counts) == layouts  # every allowed layout occurs
@@ -126,28 +136,18 @@ def _chi_square(counts: Counter[tuple[int, ...]], layouts: int, draws: int) -> f
 
 def test_safe_layouts_are_uniform() -> None:
     # 3x3 with 2 mines, first click in the corner: C(8, 2) = 28 layouts.
-    draws = 5600
-    counts: Counter[tuple[int, ...]] = Counter()
-    for s in range(draws):
-        g = Game(3, 3, 2, rule="safe", seed=f"u{s}")
-        g.reveal(0)
-        counts[tuple(g.mine_cells())] += 1
+    counts = _layout_counts(3, 2, "safe", 5600, "u")
     assert all(0 not in k for k in counts)
     # 27 degrees of freedom: P(chi2 > 55.5) = 0.001
-    assert _chi_square(counts, 28, draws) < 55.5
+    assert _chi_square(counts, 28, 5600) < 55.5
 
 
 def test_zero_layouts_are_uniform() -> None:
     # 4x4 with 2 mines, first click in the corner keeps 4 cells free: C(12, 2) = 66 layouts.
-    draws = 6600
-    counts: Counter[tuple[int, ...]] = Counter()
-    for s in range(draws):
-        g = Game(4, 4, 2, rule="zero", seed=f"z{s}")
-        g.reveal(0)
-        counts[tuple(g.mine_cells())] += 1
+    counts = _layout_counts(4, 2, "zero", 6600, "z")
     assert all(not set(k) & {0, 1, 4, 5} for k in counts)
     # 65 degrees of freedom: P(chi2 > 107.3) = 0.001
-    assert _chi_square(counts, 66, draws) < 107.3
+    assert _chi_square(counts, 66, 6600) < 107.3
 
 
 def test_3bv_counts_openings_and_lone_numbers() -> None:
