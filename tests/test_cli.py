@@ -174,3 +174,51 @@ def test_analyze_reports_bad_files_and_goes_on(tmp_path: Path, capsys: pytest.Ca
     assert "line 2, column 2" in first["error"] and second["mine_cells"] == [[0, 1]]
     code, _, err = run(capsys, "analyze", str(tmp_path / "missing.mine"))
     assert code == 2 and "No such file" in err and "Traceback" not in err
+
+
+def test_recorded_games_replay_move_by_move(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rec = tmp_path / "r.jsonl"
+    code, _, _ = run(
+        capsys,
+        "bench",
+        "--preset",
+        "beginner",
+        "--games",
+        "4",
+        "--seed",
+        "3",
+        "--record",
+        str(rec),
+        "--record-moves",
+    )
+    assert code == 0
+    lines = [json.loads(x) for x in rec.read_text().splitlines()]
+    game = lines[1]["game"]
+    assert game["moves"][0][3] == "start" and len(game["moves"]) == lines[1]["moves"]
+    # the final position of the replay is the game's own result
+    from demine.formats import GameRecord
+
+    record = GameRecord.from_json(game)
+    assert record.replay().won == lines[1]["won"]
+    code, out, _ = run(capsys, "replay", str(rec), "--game", "1", "--move", "1")
+    assert code == 0 and "after move 1/" in out and "(start" in out
+    frames = tmp_path / "frames"
+    code, out, _ = run(
+        capsys, "replay", str(rec), "--game", "1", "--frames", str(frames), "--overlay", "hints"
+    )
+    assert code == 0 and len(list(frames.iterdir())) == len(game["moves"]) + 1
+
+
+def test_replay_refuses_what_it_cannot_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    plain = tmp_path / "plain.jsonl"
+    run(capsys, "bench", "--size", "5x5x3", "--games", "2", "--record", str(plain))
+    code, _, err = run(capsys, "replay", str(plain))
+    assert code == 2 and "--record-moves" in err
+    code, _, err = run(capsys, "bench", "--size", "5x5x3", "--games", "2", "--record-moves")
+    assert code == 2 and "needs --record" in err
+    rec = tmp_path / "r.jsonl"
+    run(capsys, "bench", "--size", "5x5x3", "--games", "2", "--record", str(rec), "--record-moves")
+    code, _, err = run(capsys, "replay", str(rec), "--game", "7")
+    assert code == 2 and "no game with index 7" in err
+    code, _, err = run(capsys, "replay", str(rec), "--move", "999")
+    assert code == 2 and "--move must be between 0 and" in err

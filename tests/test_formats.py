@@ -133,3 +133,15 @@ def test_atomic_write_leaves_the_old_file_when_writing_fails(tmp_path: Path) -> 
         atomic_write(path, Boom("new"))
     assert path.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["keep.txt"]
+
+
+def test_move_notes_round_trip_and_are_checked(tmp_path: Path) -> None:
+    g = Game.from_layout(3, 3, [0])
+    g.reveal(8)
+    rec = GameRecord.from_game(g, [("look-ahead", 0.25)])
+    back = GameRecord.from_json(json.loads(json.dumps(rec.to_json())))
+    assert back.notes == [("look-ahead", 0.25)] and back.note(0) == ("look-ahead", 0.25)
+    bad = rec.to_json()
+    bad["moves"][0][3] = 7
+    with pytest.raises(FormatError, match="move 1: a note"):
+        GameRecord.from_json(bad)

@@ -1,13 +1,16 @@
-"""``demine analyze``: exact probabilities and forced cells of text positions."""
+"""Commands about positions and games: ``analyze`` (exact probabilities and forced cells),
+``render`` (SVG pictures) and ``replay`` (a recorded game at any move)."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
-from demine.errors import DemineError
+from demine.errors import DemineError, FormatError
+from demine.formats import GameRecord
 from demine.position import COVERED, FLAG, Position
 from demine.solve import Analysis, Limit, analyze
 
@@ -65,6 +68,96 @@ def cmd_render(ns: argparse.Namespace) -> int:
         atomic_write(ns.output, svg + "\n")
     else:
         sys.stdout.write(svg + "\n")
+    return 0
+
+
+def add_replay(sub: Any) -> None:
+    p = sub.add_parser(
+        "replay",
+        help="show a recorded game at any move, or draw every move",
+        description=(
+            "Replay a game record (GameRecord.save) or a line of a bench record made with "
+            "--record --record-moves."
+        ),
+    )
+    p.add_argument("file", metavar="FILE", help="a game record, or a bench record file")
+    p.add_argument("--game", type=int, help="the game's index in a bench record file (default: the first)")
+    p.add_argument("--move", type=int, help="show the position after this many moves (default: all)")
+    p.add_argument("--svg", help="draw that position to this SVG file")
+    p.add_argument("--frames", metavar="DIR", help="write one SVG per move into DIR (frame_0000.svg, ...)")
+    p.add_argument("--overlay", choices=("none", "probabilities", "hints"), default="none")
+    p.set_defaults(func=cmd_replay)
+
+
+def _load_record(name: str, index: int | None) -> GameRecord:
+    source, text = _read(name)
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError:
+        whole = None
+    if isinstance(whole, dict) and whole.get("format"):
+        return GameRecord.from_json(whole, source=source)
+    found: list[tuple[int, Any]] = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise FormatError(f"not valid JSON ({e.msg} at column {e.colno})", lineno, source) from None
+        if isinstance(obj, dict) and isinstance(obj.get("game"), dict):
+            found.append((obj.get("index", len(found)), obj["game"]))
+    if not found:
+        raise FormatError("no game records here (bench records need --record-moves)", source=source)
+    if index is None:
+        return GameRecord.from_json(found[0][1], source=source)
+    for i, game in found:
+        if i == index:
+            return GameRecord.from_json(game, source=source)
+    raise DemineError(f"{source}: no game with index {index} (there are {len(found)})")
+
+
+def cmd_replay(ns: argparse.Namespace) -> int:
+    from demine.formats import atomic_write
+    from demine.render import render_svg
+
+    rec = _load_record(ns.file, ns.game)
+    total = len(rec.moves)
+    k = total if ns.move is None else ns.move
+    if not 0 <= k <= total:
+        raise DemineError(f"--move must be between 0 and {total}, got {ns.move}")
+    b = rec.board
+    end = rec.replay()
+    geo = end.geometry
+    start = geo.name(b.start) if b.start is not None else "?"
+    print(
+        f"{b.width}x{b.height}/{b.mines}, rule {b.rule}, start {start}, seed {rec.seed!r}: "
+        f"{total} moves, {end.outcome}"
+        + (f" (mine hit at {geo.name(end.exploded)})" if end.exploded is not None else "")
+    )
+    if ns.frames:
+        os.makedirs(ns.frames, exist_ok=True)
+        game = rec.replay(0)
+        for j in range(total + 1):
+            if j:
+                game.play(rec.moves[j - 1])
+            atomic_write(
+                os.path.join(ns.frames, f"frame_{j:04d}.svg"), render_svg(game.position(), ns.overlay)
+            )
+        print(f"wrote {total + 1} frames to {ns.frames}")
+    position = rec.replay(k).position()
+    if k:
+        mv = rec.moves[k - 1]
+        note = rec.note(k - 1)
+        why = ""
+        if note is not None:
+            why = f" ({note[0]}" + (f", {100 * note[1]:.1f}% risk" if note[1] is not None else "") + ")"
+        print(f"after move {k}/{total}: {mv.kind} {geo.name(mv.cell)}{why}")
+    else:
+        print(f"before the first move (0/{total})")
+    sys.stdout.write(position.to_text())
+    if ns.svg:
+        atomic_write(ns.svg, render_svg(position, ns.overlay) + "\n")
     return 0
 
 

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from demine.errors import IllegalMove
-from demine.formats import Board, start_for
+from demine.formats import Board, GameRecord, MoveNote, start_for
 from demine.game import Game
 from demine.grid import default_start, geometry
 from demine.solvers import find_solver
@@ -70,10 +70,16 @@ class GameResult:
     """Cells the player proved at its decision points (when it reports them)."""
     forced_exact: int = 0
     """Cells the exact engine proves at the same decision points (when measured)."""
+    game: dict[str, Any] | None = None
+    """The whole game as a game record (layout, every move with the player's reason and risk),
+    when asked for."""
 
     def to_json(self) -> dict[str, Any]:
         """The record line for this game."""
-        return asdict(self)
+        d = asdict(self)
+        if d["game"] is None:
+            del d["game"]
+        return d
 
 
 def generated_specs(
@@ -101,16 +107,20 @@ def board_specs(boards: Sequence[Board], seed: int | str, start: int | None = No
     ]
 
 
-def play_game(spec: GameSpec, player_name: str, measure_forced: bool = False) -> GameResult:
+def play_game(
+    spec: GameSpec, player_name: str, measure_forced: bool = False, keep_record: bool = False
+) -> GameResult:
     """Play one game to the end with a new player of that name.
 
     With ``measure_forced`` the exact engine also analyses each decision point (outside the
-    timing) and counts the cells it proves, for the share the player found."""
+    timing) and counts the cells it proves, for the share the player found. With ``keep_record``
+    the result carries the whole game, each move noted with the player's reason and risk."""
     player = find_solver(player_name)
     rng = random.Random(f"{spec.seed}/player")
     t0 = time.perf_counter()
     game = spec.game()
     game.reveal(spec.start)
+    notes: list[MoveNote | None] = [("start", None)]
     moves, guesses, forced, exact_forced = 1, 0, 0, 0
     excluded = 0.0
     limit = 4 * game.width * game.height + 16
@@ -125,8 +135,16 @@ def play_game(spec: GameSpec, player_name: str, measure_forced: bool = False) ->
             excluded += time.perf_counter() - t1
         decision = player.decide(position, rng)
         before = len(game.moves)
-        for mv in decision.moves:
+        for i, mv in enumerate(decision.moves):
+            n = len(game.moves)
             game.play(mv)
+            if keep_record and len(game.moves) > n:
+                if mv.kind == "flag":
+                    notes.append((decision.reason, 1.0))
+                elif i == 0:
+                    notes.append((decision.reason, decision.mine_probability))
+                else:
+                    notes.append((decision.reason, 0.0 if not decision.guess else None))
             if game.over:
                 break
         made = len(game.moves) - before
@@ -138,12 +156,13 @@ def play_game(spec: GameSpec, player_name: str, measure_forced: bool = False) ->
         if moves > limit:
             raise IllegalMove(f"player {player_name!r} made over {limit} moves without ending the game")
     ms = (time.perf_counter() - t0 - excluded) * 1000.0
-    return GameResult(spec.index, game.won, moves, guesses, ms, forced, exact_forced)
+    record = GameRecord.from_game(game, notes).to_json() if keep_record else None
+    return GameResult(spec.index, game.won, moves, guesses, ms, forced, exact_forced, record)
 
 
-def _play_chunk(args: tuple[list[GameSpec], str, bool]) -> list[GameResult]:
-    specs, name, measure = args
-    return [play_game(s, name, measure) for s in specs]
+def _play_chunk(args: tuple[list[GameSpec], str, bool, bool]) -> list[GameResult]:
+    specs, name, measure, keep = args
+    return [play_game(s, name, measure, keep) for s in specs]
 
 
 def run_games(
@@ -153,17 +172,18 @@ def run_games(
     jobs: int = 1,
     chunk: int = 16,
     measure_forced: bool = False,
+    keep_record: bool = False,
 ) -> Iterator[GameResult]:
     """Play every spec; yields results in index order. With ``jobs > 1`` games are played in a
     process pool, in chunks; each game depends only on its own seed, so results are identical."""
     find_solver(player_name)  # fail early on a bad name
     if jobs <= 1:
         for s in specs:
-            yield play_game(s, player_name, measure_forced)
+            yield play_game(s, player_name, measure_forced, keep_record)
         return
     chunks = [list(specs[i : i + chunk]) for i in range(0, len(specs), chunk)]
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for results in pool.map(_play_chunk, [(c, player_name, measure_forced) for c in chunks]):
+        for results in pool.map(_play_chunk, [(c, player_name, measure_forced, keep_record) for c in chunks]):
             yield from results
 
 
@@ -266,10 +286,11 @@ def bench(
     jobs: int = 1,
     on_result: Callable[[GameResult], None] | None = None,
     measure_forced: bool = False,
+    keep_record: bool = False,
 ) -> tuple[Summary, list[GameResult]]:
     """Play ``specs`` with ``player``; returns the summary and the per-game results by index."""
     results = []
-    for r in run_games(specs, player, jobs=jobs, measure_forced=measure_forced):
+    for r in run_games(specs, player, jobs=jobs, measure_forced=measure_forced, keep_record=keep_record):
         results.append(r)
         if on_result is not None:
             on_result(r)

@@ -98,6 +98,8 @@ def _progress(total: int, label: str) -> tuple[Callable[[GameResult], None], Cal
 
 
 def cmd_bench(ns: argparse.Namespace) -> int:
+    if ns.record_moves and not ns.record:
+        raise DemineError("--record-moves needs --record FILE")
     specs = _specs(ns)
     players = [p.strip() for p in (ns.compare.split(",") if ns.compare else [ns.player])]
     for p in players:
@@ -117,7 +119,14 @@ def cmd_bench(ns: argparse.Namespace) -> int:
                     record.flush()
 
             try:
-                summary, results = bench(p, specs, jobs=ns.jobs, on_result=on_result, measure_forced=measure)
+                summary, results = bench(
+                    p,
+                    specs,
+                    jobs=ns.jobs,
+                    on_result=on_result,
+                    measure_forced=measure,
+                    keep_record=ns.record_moves,
+                )
             finally:
                 stop()
             summaries.append(summary)
@@ -233,6 +242,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--boards", help="replay the layouts of a board file instead of generating")
     p.add_argument("--record", help="write one JSON line per game to FILE")
+    p.add_argument(
+        "--record-moves",
+        action="store_true",
+        help="with --record: each line also holds the whole game (every move, reason, risk) for replay",
+    )
     p.add_argument("--jobs", type=_positive, default=1, help="processes to play in (default: 1)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=cmd_bench)
@@ -245,10 +259,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_more(sub: Any) -> None:
     """Subcommands whose code lives in other modules."""
-    from demine.analyze_cli import add_analyze, add_render
+    from demine.analyze_cli import add_analyze, add_render, add_replay
 
     add_analyze(sub)
     add_render(sub)
+    add_replay(sub)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -263,6 +278,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DemineError as e:
         print(f"demine {ns.command}: error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # the reader went away (demine ... | head): stop quietly, as other tools do
+        sys.stderr.close()
+        return 0
     except OSError as e:
         print(
             f"demine {ns.command}: error: {e.strerror or e}: {e.filename or ''}".rstrip(": "),

@@ -196,6 +196,10 @@ def board_from_mbf(data: bytes, source: str | None = None) -> Board:
 RECORD_FORMAT = "demine-game"
 
 
+MoveNote = tuple[str, float | None]
+"""Why a player made a move, and the move's chance of hitting a mine (None: not known)."""
+
+
 @dataclass(slots=True)
 class GameRecord:
     """A whole game: its layout, rule, start, and every move, replayable."""
@@ -206,11 +210,17 @@ class GameRecord:
     """Every move, in order."""
     seed: int | str | None = None
     """The seed the layout was drawn with, if any."""
+    notes: list[MoveNote | None] = field(default_factory=list)
+    """Per move (when a player made it): its reason and its chance of a mine, if known."""
 
     @classmethod
-    def from_game(cls, game: Game) -> GameRecord:
-        """Record a game whose layout is placed."""
-        return cls(Board.from_game(game), list(game.moves), game.seed)
+    def from_game(cls, game: Game, notes: list[MoveNote | None] | None = None) -> GameRecord:
+        """Record a game whose layout is placed (with the player's notes per move, if any)."""
+        return cls(Board.from_game(game), list(game.moves), game.seed, list(notes or []))
+
+    def note(self, k: int) -> MoveNote | None:
+        """The note of move ``k`` (0-based), if there is one."""
+        return self.notes[k] if k < len(self.notes) else None
 
     def replay(self, upto: int | None = None) -> Game:
         """A game on the layout with the first ``upto`` moves (all by default) played."""
@@ -223,7 +233,14 @@ class GameRecord:
         """The record as a JSON object."""
         geo = geometry(self.board.width, self.board.height)
         d = {"format": RECORD_FORMAT, "version": 1, **self.board.to_json(), "seed": self.seed}
-        d["moves"] = [[m.kind, *geo.rowcol(m.cell)] for m in self.moves]
+        moves: list[list[Any]] = []
+        for k, m in enumerate(self.moves):
+            entry: list[Any] = [m.kind, *geo.rowcol(m.cell)]
+            note = self.note(k)
+            if note is not None:
+                entry += [note[0], note[1]]
+            moves.append(entry)
+        d["moves"] = moves
         return d
 
     @classmethod
@@ -239,21 +256,31 @@ class GameRecord:
         if not isinstance(raw, list):
             raise FormatError("'moves' must be a list", source=source)
         moves = []
+        notes: list[MoveNote | None] = []
         for i, m in enumerate(raw, start=1):
-            if not (isinstance(m, list) and len(m) == 3 and m[0] in MOVE_KINDS):
+            if not (isinstance(m, list) and len(m) in (3, 5) and m[0] in MOVE_KINDS):
                 raise FormatError(
-                    f"move {i} must be [kind, row, col] with kind one of {MOVE_KINDS}, got {m!r}",
+                    f"move {i} must be [kind, row, col] or [kind, row, col, reason, p] with kind one of "
+                    f"{MOVE_KINDS}, got {m!r}",
                     source=source,
                 )
+            if len(m) == 5:
+                if not isinstance(m[3], str) or not (m[4] is None or isinstance(m[4], int | float)):
+                    raise FormatError(
+                        f"move {i}: a note is a reason and a probability, got {m[3:]!r}", source=source
+                    )
+                notes.append((m[3], None if m[4] is None else float(m[4])))
+            else:
+                notes.append(None)
             try:
-                cell = _cell_pair(m[1:], board.width, board.height, f"move {i}")
+                cell = _cell_pair(m[1:3], board.width, board.height, f"move {i}")
             except FormatError as e:
                 raise FormatError(str(e), source=source) from None
             moves.append(Move(m[0], cell))
         seed = obj.get("seed")
         if seed is not None and not isinstance(seed, int | str):
             raise FormatError(f"'seed' must be a number or text, got {seed!r}", source=source)
-        rec = cls(board, moves, seed)
+        rec = cls(board, moves, seed, notes if any(n is not None for n in notes) else [])
         try:
             rec.replay()
         except DemineError as e:
