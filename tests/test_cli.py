@@ -222,3 +222,53 @@ def test_replay_refuses_what_it_cannot_replay(tmp_path: Path, capsys: pytest.Cap
     assert code == 2 and "no game with index 7" in err
     code, _, err = run(capsys, "replay", str(rec), "--move", "999")
     assert code == 2 and "--move must be between 0 and" in err
+
+
+def test_sweep_runs_one_bench_per_value_and_plots(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    png = tmp_path / "sweep.png"
+    code, out, _ = run(
+        capsys,
+        "bench",
+        "--size",
+        "6x6x4",
+        "--sweep",
+        "mines=2:6:2",
+        "--compare",
+        "exact,random",
+        "--games",
+        "12",
+        "--json",
+        "--plot",
+        str(png),
+    )
+    assert code == 0
+    points = json.loads(out)
+    assert [p["value"] for p in points] == [2, 4, 6] and all(p["param"] == "mines" for p in points)
+    assert [o["player"] for o in points[0]["players"]] == ["exact", "random"]
+    assert all(o["games"] == 12 for p in points for o in p["players"])
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    svg = tmp_path / "sweep.svg"
+    assert (
+        run(capsys, "bench", "--size", "6x6x4", "--sweep", "width=5,7", "--games", "5", "--plot", str(svg))[0]
+        == 0
+    )
+    import xml.etree.ElementTree as ET
+
+    ET.fromstring(svg.read_text())
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--sweep", "mines=10:5:1"], "STOP >= START"),
+        (["--sweep", "colour=1,2"], "NAME one of"),
+        (["--sweep", "mines=30:40:5"], "--sweep mines=40:"),
+        (["--plot", "x.png"], "give --sweep too"),
+        (["--sweep", "mines=2,3", "--plot", "x.txt"], "writes .png, .svg or .pdf"),
+    ],
+)
+def test_bad_sweeps_say_what_is_wrong(
+    capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    code, _, err = run(capsys, "bench", "--size", "6x6x4", "--games", "2", *args)
+    assert code == 2 and message in err

@@ -17,7 +17,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from demine.errors import IllegalMove
+from demine.errors import IllegalMove, InputError
 from demine.formats import Board, GameRecord, MoveNote, start_for
 from demine.game import Game
 from demine.grid import default_start, geometry
@@ -363,3 +363,35 @@ def paired(a: str, ra: Sequence[GameResult], b: str, rb: Sequence[GameResult]) -
         sum(wa[i] and not wb[i] for i in common),
         sum(wb[i] and not wa[i] for i in common),
     )
+
+
+SWEEP_PARAMS = ("mines", "width", "height")
+
+
+def parse_sweep(text: str) -> tuple[str, list[int]]:
+    """``mines=60:140:10`` (start:stop:step, stop included) or ``mines=60,80,100``.
+
+    >>> parse_sweep("mines=60:100:20")
+    ('mines', [60, 80, 100])
+    """
+    name, sep, spec = text.partition("=")
+    name = name.strip()
+    if not sep or name not in SWEEP_PARAMS:
+        raise InputError(
+            f"--sweep takes NAME=START:STOP:STEP or NAME=A,B,C with NAME one of {SWEEP_PARAMS}, got {text!r}"
+        )
+    try:
+        if ":" in spec:
+            parts = [int(x) for x in spec.split(":")]
+            if len(parts) != 3 or parts[2] <= 0 or parts[1] < parts[0]:
+                raise ValueError
+            values = list(range(parts[0], parts[1] + 1, parts[2]))
+        else:
+            values = [int(x) for x in spec.split(",")]
+    except ValueError:
+        raise InputError(
+            f"--sweep {text!r}: expected START:STOP:STEP with STEP > 0 and STOP >= START, or A,B,C"
+        ) from None
+    if not values or len(values) > 200:
+        raise InputError(f"--sweep {text!r} gives {len(values)} values; 1 to 200 are allowed")
+    return name, values

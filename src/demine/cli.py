@@ -9,11 +9,20 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from demine import __version__
-from demine.bench import GameResult, GameSpec, bench, board_specs, generated_specs, paired
+from demine.bench import (
+    GameResult,
+    GameSpec,
+    Summary,
+    bench,
+    board_specs,
+    generated_specs,
+    paired,
+    parse_sweep,
+)
 from demine.errors import DemineError
 from demine.formats import Board, read_boards
 from demine.game import Game
-from demine.grid import PRESETS, RULES, default_start, parse_cell, parse_size
+from demine.grid import PRESETS, RULES, check_mines, default_start, parse_cell, parse_size
 from demine.solvers import DEFAULT_PLAYER, available_solvers, find_solver
 
 
@@ -72,8 +81,6 @@ def _specs(ns: argparse.Namespace) -> list[GameSpec]:
     width, height, mines = _size_arg(ns)
     start = parse_cell(ns.start, width, height) if ns.start else None
     if start is not None:
-        from demine.grid import check_mines
-
         check_mines(width, height, mines, ns.rule, start)
     return generated_specs(width, height, mines, ns.rule, start, ns.games or 100, ns.seed)
 
@@ -97,62 +104,43 @@ def _progress(total: int, label: str) -> tuple[Callable[[GameResult], None], Cal
     return (lambda r: prog.advance(task)), prog.stop
 
 
-def cmd_bench(ns: argparse.Namespace) -> int:
-    if ns.record_moves and not ns.record:
-        raise DemineError("--record-moves needs --record FILE")
-    specs = _specs(ns)
-    players = [p.strip() for p in (ns.compare.split(",") if ns.compare else [ns.player])]
-    for p in players:
-        find_solver(p)
-    record = open(ns.record, "w", encoding="utf-8") if ns.record else None  # noqa: SIM115
+def _play_all(
+    specs: list[GameSpec], players: list[str], ns: argparse.Namespace, record: Any, measure: bool
+) -> tuple[list[Summary], dict[str, list[GameResult]]]:
+    """Every player on the same specs; results stream to ``record`` as they arrive."""
     summaries = []
     per_player: dict[str, list[GameResult]] = {}
-    measure = bool(ns.compare) or ns.forced_share
-    try:
-        for p in players:
-            tick, stop = _progress(len(specs), p)
+    for p in players:
+        tick, stop = _progress(len(specs), p)
 
-            def on_result(r: GameResult, p: str = p, tick: Callable[[GameResult], None] = tick) -> None:
-                tick(r)
-                if record is not None:
-                    record.write(json.dumps({"player": p, **r.to_json()}) + "\n")
-                    record.flush()
+        def on_result(r: GameResult, p: str = p, tick: Callable[[GameResult], None] = tick) -> None:
+            tick(r)
+            if record is not None:
+                record.write(json.dumps({"player": p, **r.to_json()}) + "\n")
+                record.flush()
 
-            try:
-                summary, results = bench(
-                    p,
-                    specs,
-                    jobs=ns.jobs,
-                    on_result=on_result,
-                    measure_forced=measure,
-                    keep_record=ns.record_moves,
-                )
-            finally:
-                stop()
-            summaries.append(summary)
-            per_player[p] = results
-    finally:
-        if record is not None:
-            record.close()
-    pairs = (
-        [paired(a, per_player[a], b, per_player[b]) for i, a in enumerate(players) for b in players[i + 1 :]]
-        if len(players) == 2
-        else []
-    )
-    if ns.json:
-        out = [s.to_json() for s in summaries]
-        for pr in pairs:  # two players: each object also carries the paired comparison
-            for obj in out:
-                obj["paired"] = pr.to_json()
-        print(json.dumps(out[0] if len(out) == 1 else out))
-        return 0
-    s0 = specs[0]
-    board = f"{s0.width}x{s0.height}/{s0.mines}" if not ns.boards else f"boards from {ns.boards}"
+        try:
+            summary, results = bench(
+                p,
+                specs,
+                jobs=ns.jobs,
+                on_result=on_result,
+                measure_forced=measure,
+                keep_record=ns.record_moves,
+            )
+        finally:
+            stop()
+        summaries.append(summary)
+        per_player[p] = results
+    return summaries, per_player
+
+
+def _print_summaries(title: str, summaries: list[Summary], measure: bool) -> None:
     console = _rich_console()
     if console is not None:
         from rich.table import Table
 
-        table = Table(title=f"{board}, rule {summaries[0].rule}, start {summaries[0].start}")
+        table = Table(title=title)
         cols = ["player", "games", "wins", "win rate", "95% CI", "guesses/game", "ms/game"]
         if measure:
             cols.append("forced found")
@@ -173,19 +161,109 @@ def cmd_bench(ns: argparse.Namespace) -> int:
                 row.append("-" if s.forced_share is None else f"{100 * s.forced_share:.1f}%")
             table.add_row(*row)
         console.print(table)
-    else:
-        for s in summaries:
-            lo, hi = s.ci95
-            print(
-                f"{s.player}: {s.wins}/{s.games} won = {100 * s.win_rate:.2f}% "
-                f"(95% CI {100 * lo:.2f}-{100 * hi:.2f}%) on {board}, rule {s.rule}, "
-                f"start {s.start}, {s.guesses_per_game:.2f} guesses/game, {s.ms_per_game:.1f} ms/game"
-                + ("" if s.forced_share is None else f", forced cells found {100 * s.forced_share:.1f}%")
-            )
+        return
+    for s in summaries:
+        lo, hi = s.ci95
+        print(
+            f"{s.player}: {s.wins}/{s.games} won = {100 * s.win_rate:.2f}% "
+            f"(95% CI {100 * lo:.2f}-{100 * hi:.2f}%) on {title}, "
+            f"{s.guesses_per_game:.2f} guesses/game, {s.ms_per_game:.1f} ms/game"
+            + ("" if s.forced_share is None else f", forced cells found {100 * s.forced_share:.1f}%")
+        )
+
+
+def cmd_bench(ns: argparse.Namespace) -> int:
+    if ns.record_moves and not ns.record:
+        raise DemineError("--record-moves needs --record FILE")
+    if ns.plot and not ns.sweep:
+        raise DemineError("--plot draws a sweep: give --sweep too")
+    players = [p.strip() for p in (ns.compare.split(",") if ns.compare else [ns.player])]
+    for p in players:
+        find_solver(p)
+    if ns.sweep:
+        return _sweep(ns, players)
+    specs = _specs(ns)
+    measure = bool(ns.compare) or ns.forced_share
+    record = open(ns.record, "w", encoding="utf-8") if ns.record else None  # noqa: SIM115
+    try:
+        summaries, per_player = _play_all(specs, players, ns, record, measure)
+    finally:
+        if record is not None:
+            record.close()
+    pairs = (
+        [paired(a, per_player[a], b, per_player[b]) for i, a in enumerate(players) for b in players[i + 1 :]]
+        if len(players) == 2
+        else []
+    )
+    if ns.json:
+        out = [s.to_json() for s in summaries]
+        for pr in pairs:  # two players: each object also carries the paired comparison
+            for obj in out:
+                obj["paired"] = pr.to_json()
+        print(json.dumps(out[0] if len(out) == 1 else out))
+        return 0
+    s0 = specs[0]
+    board = f"{s0.width}x{s0.height}/{s0.mines}" if not ns.boards else f"boards from {ns.boards}"
+    _print_summaries(f"{board}, rule {summaries[0].rule}, start {summaries[0].start}", summaries, measure)
     for pr in pairs:
         print(
             f"paired on {pr.games} boards: {pr.a} won {pr.wins_a}, {pr.b} won {pr.wins_b}; "
             f"only {pr.a}: {pr.only_a}, only {pr.b}: {pr.only_b}; sign test p = {pr.p_value:.4g}"
+        )
+    return 0
+
+
+def _sweep(ns: argparse.Namespace, players: list[str]) -> int:
+    """``bench --sweep NAME=...``: one bench per value, every player on the same boards."""
+    if ns.boards:
+        raise DemineError("--sweep generates its boards; leave out --boards")
+    param, values = parse_sweep(ns.sweep)
+    width, height, mines = _size_arg(ns)
+    games = ns.games or 100
+    measure = bool(ns.compare) or ns.forced_share
+    points: list[tuple[int, list[Summary]]] = []
+    runs = []
+    for v in values:  # check every value before playing any game
+        w = v if param == "width" else width
+        h = v if param == "height" else height
+        m = v if param == "mines" else mines
+        try:
+            check_mines(w, h, m, ns.rule)
+            start = parse_cell(ns.start, w, h) if ns.start else None
+            if start is not None:
+                check_mines(w, h, m, ns.rule, start)
+        except DemineError as e:
+            raise DemineError(f"--sweep {param}={v}: {e}") from None
+        runs.append((v, w, h, m, start))
+    record = open(ns.record, "w", encoding="utf-8") if ns.record else None  # noqa: SIM115
+    try:
+        for v, w, h, m, start in runs:
+            specs = generated_specs(w, h, m, ns.rule, start, games, f"{ns.seed}/{param}={v}")
+            summaries, _ = _play_all(specs, players, ns, record, measure)
+            points.append((v, summaries))
+            if not ns.json:
+                _print_summaries(
+                    f"{w}x{h}/{m}, rule {summaries[0].rule}, start {summaries[0].start}", summaries, measure
+                )
+    finally:
+        if record is not None:
+            record.close()
+    if ns.plot:
+        from demine.plot import plot_sweep
+
+        first = points[0][1][0]
+        size = {"mines": f"{width}x{height}", "width": f"Wx{height}/{mines}", "height": f"{width}xH/{mines}"}[
+            param
+        ]
+        title = f"{size}, {param} swept; rule {first.rule}, start {first.start}, {games} games per point"
+        plot_sweep(param, points, ns.plot, title)
+        if not ns.json:
+            print(f"plot written to {ns.plot}")
+    if ns.json:
+        print(
+            json.dumps(
+                [{"param": param, "value": v, "players": [s.to_json() for s in row]} for v, row in points]
+            )
         )
     return 0
 
@@ -248,6 +326,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --record: each line also holds the whole game (every move, reason, risk) for replay",
     )
     p.add_argument("--jobs", type=_positive, default=1, help="processes to play in (default: 1)")
+    p.add_argument(
+        "--sweep",
+        help="one bench per value: mines=60:140:10 (start:stop:step) or mines=60,80,100; also width, height",
+    )
+    p.add_argument(
+        "--plot", help="with --sweep: draw win rate (95%% CI) against the value to FILE.png or .svg"
+    )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=cmd_bench)
 
