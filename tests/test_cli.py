@@ -272,3 +272,62 @@ def test_bad_sweeps_say_what_is_wrong(
 ) -> None:
     code, _, err = run(capsys, "bench", "--size", "6x6x4", "--games", "2", *args)
     assert code == 2 and message in err
+
+
+def test_resume_skips_recorded_games_and_counts_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rec = tmp_path / "r.jsonl"
+    base = ["bench", "--preset", "beginner", "--player", "exact", "--seed", "8", "--json"]
+    _, full, _ = run(capsys, *base, "--games", "20")
+    run(capsys, *base, "--games", "8", "--record", str(rec))
+    assert len(rec.read_text().splitlines()) == 8
+    code, resumed, _ = run(capsys, *base, "--games", "20", "--resume", str(rec))
+    assert code == 0
+    lines = [json.loads(x) for x in rec.read_text().splitlines()]
+    assert sorted(x["index"] for x in lines) == list(range(20))  # 12 new lines, none twice
+    a, b = json.loads(full), json.loads(resumed)
+    assert (a["games"], a["wins"]) == (b["games"], b["wins"])
+    rec.write_text(rec.read_text() + "{broken\n")
+    code, _, err = run(capsys, *base, "--games", "20", "--resume", str(rec))
+    assert code == 2 and "line 21" in err
+
+
+def test_a_dask_cluster_gives_the_same_results(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+    ) as cluster:
+        address = cluster.scheduler_address.replace("tcp://", "dask://")
+        base = [
+            "bench",
+            "--preset",
+            "beginner",
+            "--player",
+            "exact",
+            "--seed",
+            "5",
+            "--games",
+            "40",
+            "--json",
+        ]
+        _, local, _ = run(capsys, *base, "--record", str(tmp_path / "local.jsonl"))
+        code, remote, err = run(
+            capsys, *base, "--executor", address, "--record", str(tmp_path / "remote.jsonl")
+        )
+        assert code == 0, err
+
+    def games(name: str) -> list[tuple[int, bool, int, int]]:
+        rows = [json.loads(x) for x in (tmp_path / name).read_text().splitlines()]
+        return sorted((r["index"], r["won"], r["moves"], r["guesses"]) for r in rows)
+
+    assert json.loads(local)["wins"] == json.loads(remote)["wins"]
+    assert games("local.jsonl") == games("remote.jsonl")
+
+
+def test_an_unreachable_cluster_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("dask.distributed")
+    code, _, err = run(capsys, "bench", "--size", "5x5x3", "--games", "2", "--executor", "dask://127.0.0.1:1")
+    assert code == 2 and "cannot reach the Dask scheduler" in err
+    code, _, err = run(capsys, "bench", "--size", "5x5x3", "--games", "2", "--executor", "spark://x")
+    assert code == 2 and "dask://HOST:PORT" in err

@@ -17,7 +17,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from demine.errors import IllegalMove, InputError
+from demine.errors import DemineError, IllegalMove, InputError
 from demine.formats import Board, GameRecord, MoveNote, start_for
 from demine.game import Game
 from demine.grid import default_start, geometry
@@ -80,6 +80,20 @@ class GameResult:
         if d["game"] is None:
             del d["game"]
         return d
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> GameResult:
+        """A result from its record line (extra keys, such as the player, are ignored)."""
+        return cls(
+            index=int(obj["index"]),
+            won=bool(obj["won"]),
+            moves=int(obj["moves"]),
+            guesses=int(obj["guesses"]),
+            ms=float(obj["ms"]),
+            forced_found=int(obj.get("forced_found", 0)),
+            forced_exact=int(obj.get("forced_exact", 0)),
+            game=obj.get("game"),
+        )
 
 
 def generated_specs(
@@ -173,10 +187,18 @@ def run_games(
     chunk: int = 16,
     measure_forced: bool = False,
     keep_record: bool = False,
+    executor: str | None = None,
 ) -> Iterator[GameResult]:
-    """Play every spec; yields results in index order. With ``jobs > 1`` games are played in a
-    process pool, in chunks; each game depends only on its own seed, so results are identical."""
+    """Play every spec. With ``jobs > 1`` games are played in a process pool, in chunks; with
+    ``executor="dask://HOST:PORT"`` the chunks go to an existing Dask cluster and results come back
+    as chunks finish (a chunk lost with a worker is run again by Dask). Each game depends only on
+    its own seed, so the results are the same whichever way they are played; locally they come in
+    index order."""
     find_solver(player_name)  # fail early on a bad name
+    if executor is not None:
+        chunks = [list(specs[i : i + chunk]) for i in range(0, len(specs), chunk)]
+        yield from _run_dask(executor, [(c, player_name, measure_forced, keep_record) for c in chunks])
+        return
     if jobs <= 1:
         for s in specs:
             yield play_game(s, player_name, measure_forced, keep_record)
@@ -185,6 +207,25 @@ def run_games(
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         for results in pool.map(_play_chunk, [(c, player_name, measure_forced, keep_record) for c in chunks]):
             yield from results
+
+
+def _run_dask(executor: str, tasks: list[tuple[list[GameSpec], str, bool, bool]]) -> Iterator[GameResult]:
+    """Play chunks on a Dask cluster; yields each chunk's results as it finishes."""
+    if not executor.startswith("dask://") or len(executor) <= len("dask://"):
+        raise InputError(f"--executor takes dask://HOST:PORT, got {executor!r}")
+    try:
+        from dask.distributed import Client, as_completed
+    except ImportError:
+        raise DemineError("the dask executor needs Dask: pip install 'demine[dask]'") from None
+    address = "tcp://" + executor[len("dask://") :]
+    try:
+        client = Client(address, timeout="5s")  # type: ignore[no-untyped-call]
+    except (OSError, TimeoutError) as e:
+        raise DemineError(f"cannot reach the Dask scheduler at {address}: {e}") from None
+    with client:
+        futures = client.map(_play_chunk, tasks, pure=False)
+        for future in as_completed(futures):  # type: ignore[no-untyped-call]
+            yield from future.result()
 
 
 def wilson(wins: int, games: int, z: float = 1.959963984540054) -> tuple[float, float]:
@@ -287,10 +328,19 @@ def bench(
     on_result: Callable[[GameResult], None] | None = None,
     measure_forced: bool = False,
     keep_record: bool = False,
+    executor: str | None = None,
+    done: Sequence[GameResult] = (),
 ) -> tuple[Summary, list[GameResult]]:
-    """Play ``specs`` with ``player``; returns the summary and the per-game results by index."""
-    results = []
-    for r in run_games(specs, player, jobs=jobs, measure_forced=measure_forced, keep_record=keep_record):
+    """Play ``specs`` with ``player``; returns the summary and the per-game results by index.
+
+    ``done`` holds results already known (a resumed run): their games are not played again and
+    they count in the summary."""
+    have = {r.index for r in done}
+    todo = [sp for sp in specs if sp.index not in have]
+    results = [r for r in done if r.index in {sp.index for sp in specs}]
+    for r in run_games(
+        todo, player, jobs=jobs, measure_forced=measure_forced, keep_record=keep_record, executor=executor
+    ):
         results.append(r)
         if on_result is not None:
             on_result(r)

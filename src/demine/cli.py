@@ -19,7 +19,7 @@ from demine.bench import (
     paired,
     parse_sweep,
 )
-from demine.errors import DemineError
+from demine.errors import DemineError, FormatError
 from demine.formats import Board, read_boards
 from demine.game import Game
 from demine.grid import PRESETS, RULES, check_mines, default_start, parse_cell, parse_size
@@ -105,9 +105,15 @@ def _progress(total: int, label: str) -> tuple[Callable[[GameResult], None], Cal
 
 
 def _play_all(
-    specs: list[GameSpec], players: list[str], ns: argparse.Namespace, record: Any, measure: bool
+    specs: list[GameSpec],
+    players: list[str],
+    ns: argparse.Namespace,
+    record: Any,
+    measure: bool,
+    done: dict[str, list[GameResult]] | None = None,
 ) -> tuple[list[Summary], dict[str, list[GameResult]]]:
-    """Every player on the same specs; results stream to ``record`` as they arrive."""
+    """Every player on the same specs; results stream to ``record`` as they arrive; games in
+    ``done`` (a resumed run) are not played again."""
     summaries = []
     per_player: dict[str, list[GameResult]] = {}
     for p in players:
@@ -127,12 +133,34 @@ def _play_all(
                 on_result=on_result,
                 measure_forced=measure,
                 keep_record=ns.record_moves,
+                executor=ns.executor,
+                done=(done or {}).get(p, ()),
             )
         finally:
             stop()
         summaries.append(summary)
         per_player[p] = results
     return summaries, per_player
+
+
+def _recorded(path: str, players: list[str]) -> dict[str, list[GameResult]]:
+    """The results already in a record file, per player (a missing file is an empty one)."""
+    out: dict[str, list[GameResult]] = {}
+    try:
+        text = open(path, encoding="utf-8").read()  # noqa: SIM115
+    except FileNotFoundError:
+        return out
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+            result = GameResult.from_json(obj)
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
+            raise FormatError(f"not a bench record line ({e})", lineno, path) from None
+        if obj.get("player") in players:
+            out.setdefault(obj["player"], []).append(result)
+    return out
 
 
 def _print_summaries(title: str, summaries: list[Summary], measure: bool) -> None:
@@ -181,12 +209,22 @@ def cmd_bench(ns: argparse.Namespace) -> int:
     for p in players:
         find_solver(p)
     if ns.sweep:
+        if ns.resume:
+            raise DemineError("--resume works with one bench, not with --sweep")
         return _sweep(ns, players)
     specs = _specs(ns)
     measure = bool(ns.compare) or ns.forced_share
-    record = open(ns.record, "w", encoding="utf-8") if ns.record else None  # noqa: SIM115
+    done: dict[str, list[GameResult]] = {}
+    record: Any
+    if ns.resume:
+        if ns.record and ns.record != ns.resume:
+            raise DemineError("--resume FILE appends to FILE: leave out --record or give the same file")
+        done = _recorded(ns.resume, players)
+        record = open(ns.resume, "a", encoding="utf-8")  # noqa: SIM115
+    else:
+        record = open(ns.record, "w", encoding="utf-8") if ns.record else None  # noqa: SIM115
     try:
-        summaries, per_player = _play_all(specs, players, ns, record, measure)
+        summaries, per_player = _play_all(specs, players, ns, record, measure, done)
     finally:
         if record is not None:
             record.close()
@@ -326,6 +364,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --record: each line also holds the whole game (every move, reason, risk) for replay",
     )
     p.add_argument("--jobs", type=_positive, default=1, help="processes to play in (default: 1)")
+    p.add_argument("--executor", help="play on an existing Dask cluster: dask://HOST:PORT (the dask extra)")
+    p.add_argument(
+        "--resume", metavar="FILE", help="skip the games already in record FILE and append the rest to it"
+    )
     p.add_argument(
         "--sweep",
         help="one bench per value: mines=60:140:10 (start:stop:step) or mines=60,80,100; also width, height",
