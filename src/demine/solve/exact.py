@@ -323,6 +323,19 @@ def _marginals(cnt: _Counted, R: list[int]) -> tuple[list[int], int]:
     return M, G.get(0, 0)
 
 
+def convolve_all_but_one(polys: list[list[int]]) -> tuple[list[int], list[list[int]]]:
+    """The convolution of all ``polys``, and for each one the convolution of all the others
+    (prefix and suffix products: O(k) convolutions for k polynomials, not O(k^2))."""
+    pre = [[1]]
+    for W in polys:
+        pre.append(_convolve(pre[-1], W))
+    suf = [[1]]
+    for W in reversed(polys):
+        suf.append(_convolve(suf[-1], W))
+    suf.reverse()
+    return pre[-1], [_convolve(pre[i], suf[i + 1]) for i in range(len(polys))]
+
+
 def _convolve(a: list[int], b: list[int]) -> list[int]:
     out = [0] * (len(a) + len(b) - 1)
     for i, x in enumerate(a):
@@ -388,16 +401,7 @@ def solve_system(system: System, limit: Limit | None = None, density: Fraction |
         for c in off:
             prob[c] = (a, d)
     else:
-        Ws = [cnt.W for cnt in counted]
-        # prefix/suffix products give each component the convolution of all the others
-        pre = [[1]]
-        for W in Ws:
-            pre.append(_convolve(pre[-1], W))
-        suf = [[1]]
-        for W in reversed(Ws):
-            suf.append(_convolve(suf[-1], W))
-        suf.reverse()
-        total_poly = pre[-1]
+        total_poly, all_others = convolve_all_but_one([cnt.W for cnt in counted])
 
         def weight(x: int) -> int:
             return _comb(n_off, x)
@@ -413,8 +417,7 @@ def solve_system(system: System, limit: Limit | None = None, density: Fraction |
                 mine_count=True,
             )
         solutions = Z
-        for i, cnt in enumerate(counted):
-            others = _convolve(pre[i], suf[i + 1])
+        for cnt, others in zip(counted, all_others, strict=True):
             R = [0] * len(cnt.W)
             for t in range(len(cnt.W)):
                 acc = 0

@@ -120,27 +120,13 @@ def combine_components(
             return 1 if 0 <= x <= n_off else 0
         return comb(n_off, x) if 0 <= x <= n_off else 0
 
-    def conv(a: list[int], b: list[int]) -> list[int]:
-        r = [0] * (len(a) + len(b) - 1)
-        for i, x in enumerate(a):
-            if x:
-                for j, y in enumerate(b):
-                    r[i + j] += x * y
-        return r
+    from demine.solve.exact import convolve_all_but_one
 
-    pre = [[1]]
-    for W, _ in parts:
-        pre.append(conv(pre[-1], W))
-    suf = [[1]]
-    for W, _ in reversed(parts):
-        suf.append(conv(suf[-1], W))
-    suf.reverse()
-    total = pre[-1]
+    total, all_others = convolve_all_but_one([W for W, _ in parts])
     Z = sum(w * weight(mines_left - T) for T, w in enumerate(total))
     if Z == 0:
         return {}, None
-    for i, (_, hits) in enumerate(parts):
-        others = conv(pre[i], suf[i + 1])
+    for (_, hits), others in zip(parts, all_others, strict=True):
         for c, h in hits.items():
             num = 0
             for t, x in enumerate(h):
