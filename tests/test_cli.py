@@ -10,6 +10,12 @@ from demine.formats import Board, write_boards
 from demine.game import Game
 
 
+def _games(path: Path) -> list[tuple[int, bool, int, int]]:
+    """A bench record file as sorted (index, won, moves, guesses) rows."""
+    rows = [json.loads(x) for x in path.read_text().splitlines()]
+    return sorted((r["index"], r["won"], r["moves"], r["guesses"]) for r in rows)
+
+
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     code = main(list(args))
     out, err = capsys.readouterr()
@@ -140,11 +146,7 @@ def test_jobs_do_not_change_the_best_players_games(
     run(capsys, *base, "--record", str(tmp_path / "one.jsonl"))
     run(capsys, *base, "--jobs", "2", "--record", str(tmp_path / "two.jsonl"))
 
-    def games(name: str) -> list[tuple[int, bool, int, int]]:
-        rows = [json.loads(x) for x in (tmp_path / name).read_text().splitlines()]
-        return sorted((r["index"], r["won"], r["moves"], r["guesses"]) for r in rows)
-
-    assert games("one.jsonl") == games("two.jsonl")
+    assert _games(tmp_path / "one.jsonl") == _games(tmp_path / "two.jsonl")
 
 
 def test_analyze_says_why_and_reports_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -317,12 +319,8 @@ def test_a_dask_cluster_gives_the_same_results(tmp_path: Path, capsys: pytest.Ca
         )
         assert code == 0, err
 
-    def games(name: str) -> list[tuple[int, bool, int, int]]:
-        rows = [json.loads(x) for x in (tmp_path / name).read_text().splitlines()]
-        return sorted((r["index"], r["won"], r["moves"], r["guesses"]) for r in rows)
-
     assert json.loads(local)["wins"] == json.loads(remote)["wins"]
-    assert games("local.jsonl") == games("remote.jsonl")
+    assert _games(tmp_path / "local.jsonl") == _games(tmp_path / "remote.jsonl")
 
 
 def test_an_unreachable_cluster_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:

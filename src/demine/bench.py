@@ -20,7 +20,7 @@ from typing import Any
 from demine.errors import DemineError, IllegalMove, InputError
 from demine.formats import Board, GameRecord, MoveNote, start_for
 from demine.game import Game
-from demine.grid import default_start, geometry
+from demine.grid import default_start
 from demine.solvers import find_solver
 
 
@@ -346,12 +346,6 @@ def bench(
             on_result(r)
     results.sort(key=lambda r: r.index)
     return summarise(player, specs, results), results
-
-
-def start_text(width: int, height: int, cell: int) -> str:
-    """``R,C`` for a cell."""
-    r, c = geometry(width, height).rowcol(cell)
-    return f"{r},{c}"
 
 
 @dataclass(frozen=True, slots=True)

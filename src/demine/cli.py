@@ -37,9 +37,17 @@ def _positive(text: str) -> int:
 
 
 def _size_arg(ns: argparse.Namespace) -> tuple[int, int, int]:
-    if ns.preset and ns.size:
-        raise DemineError("give --preset or --size, not both")
-    return parse_size(ns.size or ns.preset or "expert", ns.rule)
+    return parse_size(ns.size or ns.preset or "expert", ns.rule)  # argparse keeps them exclusive
+
+
+def _start_arg(ns: argparse.Namespace, width: int, height: int, mines: int) -> int | None:
+    """The --start cell (None for the rule's default), with the mines checked against it."""
+    check_mines(width, height, mines, ns.rule)
+    if not ns.start:
+        return None
+    start = parse_cell(ns.start, width, height)
+    check_mines(width, height, mines, ns.rule, start)
+    return start
 
 
 def _rich_console(stderr: bool = False) -> Any | None:
@@ -79,9 +87,7 @@ def _specs(ns: argparse.Namespace) -> list[GameSpec]:
         games = boards[: ns.games] if ns.games else boards
         return board_specs(games, ns.seed, start)
     width, height, mines = _size_arg(ns)
-    start = parse_cell(ns.start, width, height) if ns.start else None
-    if start is not None:
-        check_mines(width, height, mines, ns.rule, start)
+    start = _start_arg(ns, width, height, mines)
     return generated_specs(width, height, mines, ns.rule, start, ns.games or 100, ns.seed)
 
 
@@ -266,10 +272,7 @@ def _sweep(ns: argparse.Namespace, players: list[str]) -> int:
         h = v if param == "height" else height
         m = v if param == "mines" else mines
         try:
-            check_mines(w, h, m, ns.rule)
-            start = parse_cell(ns.start, w, h) if ns.start else None
-            if start is not None:
-                check_mines(w, h, m, ns.rule, start)
+            start = _start_arg(ns, w, h, m)
         except DemineError as e:
             raise DemineError(f"--sweep {param}={v}: {e}") from None
         runs.append((v, w, h, m, start))

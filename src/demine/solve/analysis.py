@@ -108,9 +108,9 @@ class Analysis:
         """The unknown cells with the lowest chance of a mine (row-major order)."""
         if not self._prob:
             return []
-        best = min(self._prob.values(), key=lambda nd: Fraction(*nd) if nd[0] else Fraction(0))
-        target = Fraction(*best) if best[0] else Fraction(0)
-        return sorted(c for c, (n, d) in self._prob.items() if (Fraction(n, d) if n else 0) == target)
+        low = self.min_probability()
+        num, den = low.numerator, low.denominator
+        return sorted(c for c, (n, d) in self._prob.items() if n * den == d * num)
 
     def __iter__(self) -> Iterator[int]:
         return iter(self.unknown)

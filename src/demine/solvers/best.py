@@ -450,11 +450,9 @@ def _decide(
 
 def safest_move(position: Position, a: Analysis) -> BestMove:
     """The lowest-probability covered cell, ties toward the cell most likely to be a zero."""
-    covered = [c for c in a.unknown if position.states[c] == COVERED]
-    low = a.min_probability()
-    prob = a._prob
-    tied = [c for c in covered if prob[c][0] * low.denominator == prob[c][1] * low.numerator]
-    c = min(tied or covered, key=lambda c: (_zero_chance_key(position, c), c))
+    st = position.states
+    tied = [c for c in a.safest() if st[c] == COVERED] or [c for c in a.unknown if st[c] == COVERED]
+    c = min(tied, key=lambda c: (_zero_chance_key(position, c), c))
     return BestMove(Move("reveal", c), "safest", a.p(c))
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 
 from demine.game import Move
-from demine.position import Position
+from demine.position import COVERED, Position
 from demine.solve import Analysis, Limit, analyze
 from demine.solvers.base import Decision
 
@@ -32,15 +32,8 @@ def safe_moves(a: Analysis) -> Decision | None:
 
 def lowest_probability(a: Analysis, position: Position) -> int:
     """The covered cell with the lowest chance of a mine, first in row-major order on ties."""
-    covered = position.covered_cells()
-    prob = a._prob
-    best = covered[0]
-    bn, bd = prob[best]
-    for c in covered[1:]:
-        n, d = prob[c]
-        if n * bd < bn * d:
-            best, bn, bd = c, n, d
-    return best
+    st = position.states
+    return next(c for c in a.safest() if st[c] == COVERED)
 
 
 class ExactPlayer:
