@@ -13,6 +13,7 @@ from demine.errors import DemineError, FormatError
 from demine.formats import GameRecord
 from demine.position import COVERED, FLAG, Position
 from demine.solve import Analysis, Limit, analyze
+from demine.solve.explain import describe_reason
 
 #: The CLI's default budget per position, in seconds.
 DEFAULT_SECONDS = 10.0
@@ -187,22 +188,6 @@ def analysis_json(position: Position, a: Analysis) -> dict[str, Any]:
             for c, r in sorted(a.reasons.items())
         ],
     }
-
-
-def describe_reason(position: Position, cell: int, a: Analysis) -> str:
-    """``(r,c) safe: the 1 at (0,2)`` and the like, for the text output."""
-    g = position.geometry
-    r = a.reasons.get(cell)
-    what = "safe" if cell in a.safe else "mine"
-    if r is None:
-        return f"{g.name(cell)} {what}"
-    if r.kind == "mine-count":
-        why = "the mine count"
-    else:
-        nums = ", ".join(f"{position.states[n]} at {g.name(n)}" for n in r.numbers)
-        label = {"number": "the", "pair": "the pair", "component": "together"}[r.kind]
-        why = f"{label} {nums}" if r.kind != "component" else f"the numbers {nums} together"
-    return f"{g.name(cell)} {what} ({why})"
 
 
 def _cell_text(position: Position, a: Analysis, cell: int) -> str:

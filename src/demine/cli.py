@@ -395,6 +395,32 @@ def _add_more(sub: Any) -> None:
     add_render(sub)
     add_replay(sub)
 
+    p = sub.add_parser("serve", help="play in the browser with hints, and analyse positions (the web extra)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
+    p.add_argument("--port", type=_positive, default=8000, help="port (default: 8000)")
+    p.add_argument("--db", help="SQLite file of the games (default: ~/.local/share/demine/games.db)")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="processes that compute hints (default: one per CPU when there are several; 0: none)",
+    )
+    p.set_defaults(func=cmd_serve)
+
+
+def cmd_serve(ns: argparse.Namespace) -> int:
+    try:
+        import fastapi  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError:
+        raise DemineError("the web game needs FastAPI and uvicorn: pip install 'demine[web]'") from None
+    from demine.web.app import serve
+
+    if ns.workers is not None and ns.workers < 0:
+        raise DemineError(f"--workers must be 0 or more, got {ns.workers}")
+    serve(ns.host, ns.port, ns.db, ns.workers)
+    return 0
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()

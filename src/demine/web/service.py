@@ -1,0 +1,542 @@
+"""The web game's logic, without the HTTP layer: games, their public views, hints, analysis.
+
+Everything a response holds is built here from what the player sees (``Game.position()``); the
+layout and a server-chosen seed appear only once a game is over. Hints treat the player's flags as
+claims: they are computed on the position with every flag removed, so a wrong flag can never turn
+into a wrong hint (a flag that logic proves wrong is reported as such).
+"""
+
+from __future__ import annotations
+
+import base64
+import multiprocessing
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from demine.errors import DemineError, IllegalMove, InconsistentPosition, InputError, SizeError
+from demine.formats import Board, board_to_mbf
+from demine.game import MOVE_KINDS, Game, Move
+from demine.grid import PRESETS, RULES, check_mines, default_start
+from demine.position import COVERED, FLAG, Position
+from demine.solve import Analysis, Limit, analyze
+from demine.solve.explain import describe_reason
+from demine.web.store import Store, StoredGame
+
+MAX_SIDE = 100
+"""The largest board side the web game accepts."""
+MAX_PASTE = 20_000
+"""The longest position text the analysis board accepts (characters)."""
+MAX_SEED = 64
+"""The longest seed text accepted."""
+HINT_LIMIT = Limit(seconds=0.5)
+"""The budget of one hint's analysis; past it the probabilities are marked approximate."""
+GUESS_LIMIT = Limit(seconds=0.05)
+"""The budget of the best-guess search in a hint."""
+CACHE_GAMES = 5000
+"""Games kept in memory; older ones are reloaded from the store when asked for."""
+
+_UNFLAG = bytes.maketrans(bytes([FLAG]), bytes([COVERED]))
+
+
+class NotFound(DemineError):
+    """No game has this id."""
+
+
+class Conflict(DemineError):
+    """The request does not fit the game's state (e.g. a replay of a game still played)."""
+
+
+def _rc(width: int, cell: int) -> list[int]:
+    return list(divmod(cell, width))
+
+
+def _rows(p: Position) -> list[str]:
+    return p.to_text().splitlines()[1:]
+
+
+def _check_side(width: int, height: int) -> None:
+    if not (1 <= width <= MAX_SIDE and 1 <= height <= MAX_SIDE):
+        raise SizeError(f"the web game takes boards up to {MAX_SIDE}x{MAX_SIDE}; got {width}x{height}")
+
+
+def parse_seed(text: str | int | None) -> int | str | None:
+    """A seed from the page: digits become an int (as on the command line), other text stays text."""
+    if text is None or text == "":
+        return None
+    if isinstance(text, int):
+        return text
+    text = text.strip()
+    if len(text) > MAX_SEED:
+        raise InputError(f"a seed has at most {MAX_SEED} characters, got {len(text)}")
+    return int(text) if text.isdigit() else text
+
+
+def unflagged(position: Position) -> Position:
+    """The position with every flag taken back to covered (flags are the player's claims)."""
+    return Position(position.width, position.height, position.states.translate(_UNFLAG), position.mines)
+
+
+# ---------------------------------------------------------------------------- hints
+def hints(position: Position, *, probabilities: bool = True, guess: bool = True) -> dict[str, Any]:
+    """What logic says about a position, for the page: safe cells, mines, flags proven wrong,
+    the reason for each, probabilities, and the best guess when nothing is safe.
+
+    Computed on :func:`unflagged` ``position``, so the player's flags never change a hint.
+    """
+    w = position.width
+    plain = unflagged(position)
+    st = position.states
+    out: dict[str, Any] = {"safe": [], "mines": [], "wrong_flags": [], "reasons": {}, "best": None}
+    try:
+        a = analyze(plain, limit=HINT_LIMIT)
+    except InconsistentPosition as e:
+        out["error"] = str(e)
+        return out
+    out["approximate"] = a.approximate
+    out["solutions"] = None if a.solutions is None else str(a.solutions)
+    out["safe"] = [_rc(w, c) for c in sorted(a.safe) if st[c] == COVERED]
+    out["mines"] = [_rc(w, c) for c in sorted(a.mines)]
+    out["wrong_flags"] = [_rc(w, c) for c in sorted(a.safe) if st[c] == FLAG]
+    reasons = a.reasons
+    for c in sorted(a.safe | a.mines):
+        r = reasons.get(c)
+        out["reasons"][f"{c // w},{c % w}"] = {
+            "text": describe_reason(plain, c, a),
+            "kind": None if r is None else r.kind,
+            "numbers": [] if r is None or r.kind == "mine-count" else [_rc(w, n) for n in r.numbers],
+        }
+    if probabilities:
+        out["probabilities"] = [[*_rc(w, c), round(a.p(c), 4)] for c in a.unknown]
+    if guess and not a.safe and any(st[c] == COVERED for c in a.unknown):
+        out["best"] = best_guess(plain, a)
+    return out
+
+
+def best_guess(plain: Position, a: Analysis) -> dict[str, Any]:
+    """The ``best`` player's move when no cell is safe (its reason, risk and win estimate)."""
+    from demine.solvers.best import best_move
+
+    bm = best_move(plain, GUESS_LIMIT, analysis=a)
+    return {
+        "cell": _rc(plain.width, bm.move.cell),
+        "reason": bm.reason,
+        "mine_probability": round(bm.mine_probability, 4),
+        "win_estimate": round(bm.estimate, 4),
+    }
+
+
+def analysis_board(text: str, mines: int | None = None, trust_flags: bool = False) -> dict[str, Any]:
+    """The analysis board: parse a ``.mine`` position, analyse it, and export it.
+
+    ``mines`` overrides the count in the text. The MBF export is a layout, so it is offered when
+    the position decides where every mine is (flags, when trusted, and proven mines).
+    """
+    if len(text) > MAX_PASTE:
+        raise SizeError(f"a pasted position has at most {MAX_PASTE} characters, got {len(text)}")
+    p = Position.from_text(text)
+    _check_side(p.width, p.height)
+    if mines is not None:
+        check_mines(p.width, p.height, mines)
+        p = p.with_mines(mines)
+    w = p.width
+    out: dict[str, Any] = {
+        "width": p.width,
+        "height": p.height,
+        "mines": p.mines,
+        "text": p.to_text(),
+        "rows": _rows(p),
+    }
+    if trust_flags:
+        try:
+            a = analyze(p, limit=HINT_LIMIT)
+        except InconsistentPosition as e:
+            out["error"] = str(e)
+            return out
+        out["safe"] = [_rc(w, c) for c in sorted(a.safe)]
+        out["mines_found"] = [_rc(w, c) for c in sorted(a.mines)]
+        out["probabilities"] = [[*_rc(w, c), round(a.p(c), 4)] for c in a.unknown]
+        out["approximate"] = a.approximate
+        out["solutions"] = None if a.solutions is None else str(a.solutions)
+        known = set(a.known_mines) | set(a.mines)
+        out["reasons"] = {
+            f"{c // w},{c % w}": {"text": describe_reason(p, c, a), "numbers": [_rc(w, n) for n in r.numbers]}
+            for c, r in a.reasons.items()
+        }
+    else:
+        h = hints(p)
+        if "error" in h:
+            out["error"] = h["error"]
+            return out
+        out.update(
+            safe=h["safe"],
+            mines_found=h["mines"],
+            wrong_flags=h["wrong_flags"],
+            probabilities=h["probabilities"],
+            approximate=h["approximate"],
+            solutions=h["solutions"],
+            reasons=h["reasons"],
+            best=h["best"],
+        )
+        known = {r * w + c for r, c in h["mines"]}
+    out["mbf"] = None
+    if p.mines is None:
+        out["mbf_note"] = "MBF holds a whole layout: give the mine count"
+    elif len(known) != p.mines:
+        out["mbf_note"] = (
+            f"MBF holds a whole layout; this position places {len(known)} of {p.mines} mines for certain"
+        )
+    else:
+        board = Board(p.width, p.height, tuple(sorted(known)), "none", None)
+        out["mbf"] = base64.b64encode(board_to_mbf(board)).decode("ascii")
+    return out
+
+
+# ---------------------------------------------------------------------------- games
+@dataclass(eq=False)
+class Session:
+    """A game being served: the engine's game and the times the page shows."""
+
+    id: str
+    """The game's id."""
+    game: Game
+    """The engine's game (holds the layout: never sent while the game is played)."""
+    seed_given: bool
+    """Whether the player chose the seed."""
+    created: float
+    """When it was made."""
+    started: float | None = None
+    """When the first cell was opened."""
+    ended: float | None = None
+    """When it ended."""
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    """Serialises moves on this game."""
+    hints_cache: tuple[int, dict[str, Any]] | None = field(default=None, repr=False)
+    """The hints of the last position asked about, with its move count."""
+
+    def stored(self) -> StoredGame:
+        """The row that restores this game."""
+        g = self.game
+        return StoredGame(
+            id=self.id,
+            width=g.width,
+            height=g.height,
+            mines=g.mines,
+            rule=g.rule,
+            seed=g.seed if g.seed is not None else "",
+            seed_given=self.seed_given,
+            layout=g.mine_cells() if g.placed else None,
+            moves=[(m.kind, m.cell) for m in g.moves],
+            outcome=g.outcome,
+            created=self.created,
+            started=self.started,
+            ended=self.ended,
+        )
+
+    @classmethod
+    def restore(cls, row: StoredGame) -> Session:
+        """The game a row describes, with its moves replayed."""
+        if row.layout is None:
+            game = Game(row.width, row.height, row.mines, rule=row.rule, seed=row.seed)
+        else:
+            game = Game.from_layout(row.width, row.height, row.layout, rule=row.rule)
+            game.seed = row.seed
+        for kind, cell in row.moves:
+            game.play(Move(kind, cell))  # type: ignore[arg-type]
+        return cls(row.id, game, row.seed_given, row.created, row.started, row.ended)
+
+    def elapsed(self, now: float | None = None) -> float:
+        """Seconds played: from the first reveal to the end (or to now)."""
+        if self.started is None:
+            return 0.0
+        end = self.ended if self.ended is not None else (now if now is not None else time.time())
+        return max(0.0, end - self.started)
+
+    def view(self, game: Game | None = None, *, final: bool | None = None) -> dict[str, Any]:
+        """What the page may know of the game: the visible board, counters and, once the game is
+        over (or for a replay frame, ``final``), the layout, 3BV and the seed."""
+        g = game or self.game
+        over = self.game.over if final is None else final
+        p = g.position()
+        w = g.width
+        out: dict[str, Any] = {
+            "id": self.id,
+            "width": g.width,
+            "height": g.height,
+            "mines": g.mines,
+            "rule": g.rule,
+            "start": _rc(w, default_start(g.width, g.height, g.rule)),
+            "rows": _rows(p),
+            "outcome": g.outcome,
+            "flags": g.flags,
+            "mines_left": g.mines - g.flags,
+            "moves": len(g.moves),
+            "elapsed": round(self.elapsed(), 3),
+            "running": self.started is not None and not self.game.over,
+            "seed": self.game.seed if self.seed_given else None,
+        }
+        if over:
+            layout = self.game.mine_cells() if self.game.placed else []
+            is_mine = set(layout)
+            out["mine_cells"] = [_rc(w, c) for c in layout]
+            out["wrong_flags"] = [_rc(w, c) for c, v in enumerate(p.states) if v == FLAG and c not in is_mine]
+            out["exploded"] = None if g.exploded is None else _rc(w, g.exploded)
+            out["bbbv"] = self.game.bbbv() if self.game.placed else None
+            out["seed"] = self.game.seed
+            out["total_moves"] = len(self.game.moves)
+        return out
+
+
+class Service:
+    """The games of one server: made, played, stored, restored and replayed.
+
+    Moves on one game are serialised by the game's lock; different games proceed in parallel.
+    """
+
+    def __init__(self, store: Store | None = None, workers: int = 0) -> None:
+        self.store = store or Store()
+        self._cache: OrderedDict[str, Session] = OrderedDict()
+        self._cache_lock = threading.Lock()
+        self.workers = workers
+        self._pool: ProcessPoolExecutor | None = None
+        if workers:
+            self._start_pool()
+
+    # -- the analysis workers: hints are a pure function of the visible position, so they can run
+    # in other processes (past the GIL) while this one serves requests
+    def _start_pool(self) -> None:
+        self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
+        for f in [self._pool.submit(hints, Position.from_text("1x1x0\nH")) for _ in range(self.workers)]:
+            f.result()  # start every worker now, not on the first player's click
+
+    def compute(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` in a worker process when there are workers, else here. A worker that
+        died is replaced and the call is made here, so a request never fails for it."""
+        pool = self._pool
+        if pool is None:
+            return fn(*args)
+        try:
+            return pool.submit(fn, *args).result()
+        except BrokenProcessPool:
+            with self._cache_lock:
+                if self._pool is pool:
+                    self._start_pool()
+            return fn(*args)
+
+    def close(self) -> None:
+        """Stop the workers and close the store."""
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+        self.store.close()
+
+    # -- sessions
+    def new_game(
+        self,
+        *,
+        preset: str | None = None,
+        width: int | None = None,
+        height: int | None = None,
+        mines: int | None = None,
+        rule: str = "safe",
+        seed: str | int | None = None,
+    ) -> dict[str, Any]:
+        """Start a game from a preset or a custom size; returns its view."""
+        if rule not in RULES:
+            raise InputError(f"unknown first-click rule {rule!r}; choose one of {', '.join(RULES)}")
+        if preset:
+            if preset not in PRESETS:
+                raise InputError(f"unknown preset {preset!r}; choose one of {', '.join(PRESETS)}")
+            pr = PRESETS[preset]
+            width, height, mines = pr.width, pr.height, pr.mines
+        if width is None or height is None or mines is None:
+            raise InputError("give a preset, or width, height and mines")
+        _check_side(width, height)
+        check_mines(width, height, mines, rule)
+        chosen = parse_seed(seed)
+        game = Game(
+            width, height, mines, rule=rule, seed=chosen if chosen is not None else secrets.randbits(64)
+        )
+        s = Session(secrets.token_urlsafe(16), game, chosen is not None, time.time())
+        self.store.save(s.stored())
+        self._remember(s)
+        return s.view()
+
+    def _remember(self, s: Session) -> None:
+        with self._cache_lock:
+            self._cache[s.id] = s
+            self._cache.move_to_end(s.id)
+            while len(self._cache) > CACHE_GAMES:
+                self._cache.popitem(last=False)
+
+    def session(self, game_id: str) -> Session:
+        """The game with this id, from memory or from the store."""
+        with self._cache_lock:
+            s = self._cache.get(game_id)
+            if s is not None:
+                self._cache.move_to_end(game_id)
+                return s
+        row = self.store.load(game_id) if len(game_id) <= 64 else None
+        if row is None:
+            raise NotFound(f"no game with id {game_id!r}")
+        s = Session.restore(row)
+        with self._cache_lock:  # two threads may restore at once: keep the first
+            s = self._cache.setdefault(game_id, s)
+        self._remember(s)
+        return s
+
+    @contextmanager
+    def _locked(self, game_id: str) -> Iterator[Session]:
+        s = self.session(game_id)
+        with s.lock:
+            yield s
+
+    def view(self, game_id: str) -> dict[str, Any]:
+        """The current view of a game."""
+        with self._locked(game_id) as s:
+            return s.view()
+
+    def move(
+        self,
+        game_id: str,
+        kind: str,
+        row: int,
+        col: int,
+        with_hints: bool = False,
+        probabilities: bool = True,
+    ) -> dict[str, Any]:
+        """Play one move; returns the new view with the cells it opened, and with ``with_hints``
+        the hints of the new position (under ``"hints"``; none once the game is over)."""
+        if kind not in MOVE_KINDS:
+            raise InputError(f"unknown move {kind!r}; choose one of {', '.join(MOVE_KINDS)}")
+        with self._locked(game_id) as s:
+            g = s.game
+            if not (0 <= row < g.height and 0 <= col < g.width):
+                raise IllegalMove(f"cell ({row},{col}) is off the {g.width}x{g.height} board")
+            cell = row * g.width + col
+            before = len(g.moves)
+            opened = g.play(Move(kind, cell))
+            now = time.time()
+            if s.started is None and g.start is not None:
+                s.started = now
+            if g.over and s.ended is None:
+                s.ended = now
+            if len(g.moves) != before:
+                self.store.save(s.stored())
+            v = s.view()
+            v["opened"] = [_rc(g.width, c) for c in opened]
+            p, moves = g.position(), len(g.moves)
+        if with_hints and not g.over:
+            v["hints"] = self._hints_for(s, p, moves, probabilities)
+        return v
+
+    def hints(self, game_id: str, probabilities: bool = True) -> dict[str, Any]:
+        """Hints for a game being played (computed from what the player sees)."""
+        with self._locked(game_id) as s:
+            if s.game.over:
+                raise Conflict("the game is over: no hints")
+            p, moves = s.game.position(), len(s.game.moves)
+        return self._hints_for(s, p, moves, probabilities)
+
+    def _hints_for(self, s: Session, p: Position, moves: int, probabilities: bool) -> dict[str, Any]:
+        """The hints of ``s`` at move ``moves`` (position ``p``), computed once per move and kept."""
+        cached = s.hints_cache
+        if cached is None or cached[0] != moves:
+            g = s.game
+            fresh = all(v >= COVERED for v in p.states)  # nothing opened yet
+            h = self._first_click_hint(g) if fresh else self.compute(hints, p)
+            h["moves"] = moves
+            s.hints_cache = cached = (moves, h)
+        out = cached[1]
+        if not probabilities:
+            out = {k: v for k, v in out.items() if k != "probabilities"}
+        return out
+
+    @staticmethod
+    def _first_click_hint(g: Game) -> dict[str, Any]:
+        start = default_start(g.width, g.height, g.rule)
+        risk = 0.0 if g.rule != "none" else g.mines / (g.width * g.height)
+        why = {
+            "safe": "the first click is never a mine; a corner is the likeliest to open an area",
+            "zero": "the first click opens an area; the usual start cell",
+            "none": "no cell is safer than another before the first click",
+        }[g.rule]
+        out: dict[str, Any] = {
+            "safe": [],
+            "mines": [],
+            "wrong_flags": [],
+            "reasons": {},
+            "best": {
+                "cell": _rc(g.width, start),
+                "reason": "first-click",
+                "mine_probability": round(risk, 4),
+                "win_estimate": None,
+                "text": why,
+            },
+            "approximate": False,
+            "solutions": None,
+        }
+        out["probabilities"] = [[r, c, round(risk, 4)] for r in range(g.height) for c in range(g.width)]
+        return out
+
+    def hint(self, game_id: str) -> dict[str, Any]:
+        """One move to show: a safe cell with its reason, else the best guess."""
+        h = self.hints(game_id, probabilities=False)
+        if h.get("error"):
+            return {"error": h["error"]}
+        if h["safe"]:
+            # the simplest proof first: one number, then a pair, a set of numbers, the mine count
+            rank = {"number": 0, "pair": 1, "component": 2, "mine-count": 3, None: 4}
+            r, c = min(h["safe"], key=lambda rc: rank[h["reasons"][f"{rc[0]},{rc[1]}"]["kind"]])
+            reason = h["reasons"][f"{r},{c}"]
+            return {"cell": [r, c], "kind": "safe", "text": reason["text"], "numbers": reason["numbers"]}
+        best = h["best"]
+        if best is None:
+            return {"cell": None, "kind": "none", "text": "nothing left to open"}
+        pct = 100 * best["mine_probability"]
+        text = (
+            best.get("text") or f"no safe cell: the best guess ({best['reason']}), {pct:.1f}% risk of a mine"
+        )
+        return {"cell": best["cell"], "kind": "guess", "text": text, "numbers": [], **best}
+
+    def replay(self, game_id: str, k: int) -> dict[str, Any]:
+        """The board after the first ``k`` moves of a finished game."""
+        with self._locked(game_id) as s:
+            g = s.game
+            if not g.over:
+                raise Conflict("the game is still being played; a replay opens when it ends")
+            if not (0 <= k <= len(g.moves)):
+                raise InputError(f"move {k} is out of range: this game has {len(g.moves)} moves")
+            row = s.stored()
+        frame = Game.from_layout(g.width, g.height, row.layout or [], rule=g.rule)
+        for kind, cell in row.moves[:k]:
+            frame.play(Move(kind, cell))  # type: ignore[arg-type]
+        v = s.view(frame, final=True)
+        v["move"] = k
+        last = row.moves[k - 1] if k else None
+        v["last"] = None if last is None else {"kind": last[0], "cell": _rc(g.width, last[1])}
+        return v
+
+    def export(self, game_id: str) -> dict[str, Any]:
+        """A finished game's record (layout, rule, start, moves) and MBF."""
+        with self._locked(game_id) as s:
+            g = s.game
+            if not g.over or not g.placed:
+                raise Conflict("the layout is shown when the game is over")
+            board = Board.from_game(g)
+        from demine.formats import GameRecord
+
+        record = GameRecord.from_game(g)
+        out: dict[str, Any] = {"record": record.to_json()}
+        try:
+            out["mbf"] = base64.b64encode(board_to_mbf(board)).decode("ascii")
+        except DemineError:
+            out["mbf"] = None
+        return out

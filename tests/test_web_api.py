@@ -1,0 +1,317 @@
+"""The web game's API, in-process: play, hints, persistence, replay, limits and what never leaks."""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("httpx")
+
+from fastapi.testclient import TestClient
+
+from demine.game import Game
+from demine.position import FLAG
+from demine.web.app import MAX_BODY, create_app
+from demine.web.service import Session, hints, unflagged
+
+
+@pytest.fixture
+def client() -> TestClient:
+    return TestClient(create_app())
+
+
+def live_game(client: TestClient, game_id: str) -> Game:
+    return client.app.state.service.session(game_id).game  # type: ignore[attr-defined,no-any-return]
+
+
+def new(client: TestClient, **body: Any) -> dict[str, Any]:
+    r = client.post("/api/games", json=body)
+    assert r.status_code == 200, r.text
+    return r.json()  # type: ignore[no-any-return]
+
+
+def test_new_game_by_preset_and_custom_size(client: TestClient) -> None:
+    v = new(client, preset="expert", rule="safe")
+    assert (v["width"], v["height"], v["mines"], v["rule"]) == (30, 16, 99, "safe")
+    assert v["rows"] == ["H" * 30] * 16 and v["mines_left"] == 99 and v["outcome"] == "playing"
+    v = new(client, width=12, height=7, mines=20, rule="none", seed="abc")
+    assert (v["width"], v["height"], v["mines"], v["seed"]) == (12, 7, 20, "abc")
+
+
+def test_game_ids_are_unguessable_tokens(client: TestClient) -> None:
+    ids = {new(client, preset="beginner")["id"] for _ in range(20)}
+    assert len(ids) == 20
+    assert all(len(i) >= 20 for i in ids)  # 128 random bits, URL-safe base64
+
+
+def test_a_seeded_game_is_the_same_as_the_engines(client: TestClient) -> None:
+    v = new(client, preset="beginner", rule="zero", seed="7")
+    v = client.post(f"/api/games/{v['id']}/moves", json={"kind": "reveal", "row": 2, "col": 2}).json()
+    g = Game(9, 9, 10, rule="zero", seed=7)
+    g.reveal(g.geometry.cell(2, 2))
+    assert v["rows"] == g.position().to_text().splitlines()[1:]
+
+
+def _secret_free(body: str, game: Game, seed: int | str) -> None:
+    obj = json.loads(body)
+    for k in ("mine_cells", "layout", "exploded", "bbbv", "wrong_flags_at_end"):
+        assert k not in obj or k == "wrong_flags", k
+    assert obj.get("seed") is None
+    assert str(seed) not in body
+    if "rows" in obj:
+        assert obj["rows"] == game.position().to_text().splitlines()[1:]
+
+
+def test_nothing_about_the_layout_leaves_before_the_end(client: TestClient) -> None:
+    """Every response of a whole game (moves, hints, the one-move hint, views) holds only what the
+    player sees; hints equal those computed from the visible position alone."""
+    v = new(client, preset="intermediate", rule="safe")
+    gid = v["id"]
+    game = live_game(client, gid)
+    seed = game.seed
+    assert seed is not None
+    for _ in range(400):
+        for path in (f"/api/games/{gid}", f"/api/games/{gid}/hints", f"/api/games/{gid}/hint"):
+            r = client.get(path)
+            assert r.status_code == 200
+            _secret_free(r.text, game, seed)
+        if game.start is not None:
+            assert client.get(f"/api/games/{gid}/hints").json()["safe"] == hints(game.position())["safe"]
+        # the replay and export wait for the end
+        assert client.get(f"/api/games/{gid}/replay?move=0").status_code == 409
+        assert client.get(f"/api/games/{gid}/export").status_code == 409
+        h = client.get(f"/api/games/{gid}/hint").json()
+        r = client.post(
+            f"/api/games/{gid}/moves", json={"kind": "reveal", "row": h["cell"][0], "col": h["cell"][1]}
+        )
+        assert r.status_code == 200
+        if r.json()["outcome"] != "playing":
+            break
+        _secret_free(r.text, game, seed)
+    final = r.json()
+    assert final["outcome"] in ("won", "lost")
+    assert final["seed"] == seed  # shown once the game is over
+    assert sorted(tuple(c) for c in final["mine_cells"]) == sorted(
+        game.geometry.rowcol(c) for c in game.mine_cells()
+    )
+    assert final["bbbv"] == game.bbbv()
+
+
+def test_hints_ignore_the_players_flags_and_report_wrong_ones(client: TestClient) -> None:
+    v = new(client, preset="beginner", rule="zero", seed="7")
+    gid = v["id"]
+    client.post(f"/api/games/{gid}/moves", json={"kind": "reveal", "row": 2, "col": 2})
+    before = client.get(f"/api/games/{gid}/hints").json()
+    safe = before["safe"][0]
+    client.post(
+        f"/api/games/{gid}/moves", json={"kind": "flag", "row": safe[0], "col": safe[1]}
+    )  # a wrong flag
+    after = client.get(f"/api/games/{gid}/hints").json()
+    assert after["wrong_flags"] == [safe]
+    assert after["mines"] == before["mines"]
+    assert [c for c in after["safe"]] == [c for c in before["safe"] if c != safe]
+    assert after["probabilities"] == before["probabilities"]
+
+
+def test_unflagged_turns_flags_back_to_covered() -> None:
+    g = Game(9, 9, 10, rule="zero", seed=7)
+    g.reveal(20)
+    g.flag(0)
+    p = g.position()
+    assert p.states[0] == FLAG and unflagged(p).states[0] != FLAG
+    assert hints(p)["probabilities"] == hints(unflagged(p))["probabilities"]
+
+
+def test_hint_shows_a_safe_move_with_its_reason_else_the_best_guess(client: TestClient) -> None:
+    v = new(client, preset="beginner", rule="zero", seed="2")
+    gid = v["id"]
+    h = client.get(f"/api/games/{gid}/hint").json()
+    assert h["kind"] == "guess" and h["reason"] == "first-click" and h["cell"] == [2, 2]
+    kinds = set()
+    while v["outcome"] == "playing":
+        h = client.get(f"/api/games/{gid}/hint").json()
+        kinds.add(h["kind"])
+        game = live_game(client, gid)
+        if h["kind"] == "safe":
+            assert not game.is_mine(h["cell"][0] * 9 + h["cell"][1])
+            assert "safe" in h["text"]
+            assert h["numbers"] or "mine count" in h["text"]
+        v = client.post(
+            f"/api/games/{gid}/moves", json={"kind": "reveal", "row": h["cell"][0], "col": h["cell"][1]}
+        ).json()
+    assert v["outcome"] == "won"
+    assert kinds == {"safe", "guess"}
+
+
+def test_flag_chord_and_counters(client: TestClient) -> None:
+    v = new(client, preset="beginner", rule="zero", seed="7")
+    gid = v["id"]
+    client.post(f"/api/games/{gid}/moves", json={"kind": "reveal", "row": 2, "col": 2})
+    h = client.get(f"/api/games/{gid}/hints").json()
+    mine = h["mines"][0]
+    v = client.post(f"/api/games/{gid}/moves", json={"kind": "flag", "row": mine[0], "col": mine[1]}).json()
+    assert v["flags"] == 1 and v["mines_left"] == 9
+    assert v["rows"][mine[0]][mine[1]] == "F"
+    # chord a number next to the flag whose count is satisfied: the engine's chord, through the API
+    game = live_game(client, gid)
+    before = game.position()
+    r, c = h["reasons"][f"{mine[0]},{mine[1]}"]["numbers"][0]
+    v = client.post(f"/api/games/{gid}/moves", json={"kind": "chord", "row": r, "col": c}).json()
+    g2 = Game.from_layout(9, 9, game.mine_cells(), rule="zero")
+    for m in game.moves[:-1] if game.moves[-1].kind == "chord" else game.moves:
+        g2.play(m)
+    assert g2.position() == before
+    g2.chord(r * 9 + c)
+    assert v["rows"] == g2.position().to_text().splitlines()[1:]
+
+
+def test_a_restarted_server_resumes_a_game_from_its_link(tmp_path: Any) -> None:
+    db = tmp_path / "games.db"
+    c1 = TestClient(create_app(db))
+    v = c1.post("/api/games", json={"preset": "expert", "rule": "zero"}).json()
+    gid = v["id"]
+    c1.post(f"/api/games/{gid}/moves", json={"kind": "reveal", "row": 3, "col": 3})
+    h = c1.get(f"/api/games/{gid}/hints").json()
+    c1.post(
+        f"/api/games/{gid}/moves", json={"kind": "flag", "row": h["mines"][0][0], "col": h["mines"][0][1]}
+    )
+    seen = c1.get(f"/api/games/{gid}").json()
+    c2 = TestClient(create_app(db))  # a new process would see the same file
+    again = c2.get(f"/api/games/{gid}").json()
+    for k in ("rows", "flags", "moves", "outcome", "mines_left"):
+        assert again[k] == seen[k], k
+    assert again["running"]
+    # and play goes on, on the same layout
+    assert live_game(c2, gid).mine_cells() == live_game(c1, gid).mine_cells()
+    safe = c2.get(f"/api/games/{gid}/hints").json()["safe"]
+    if safe:
+        nxt = c2.post(
+            f"/api/games/{gid}/moves", json={"kind": "reveal", "row": safe[0][0], "col": safe[0][1]}
+        )
+        assert nxt.json()["outcome"] == "playing"
+
+
+def test_a_finished_game_replays_move_by_move(client: TestClient) -> None:
+    v = new(client, preset="beginner", rule="zero", seed="11")
+    gid = v["id"]
+    while v["outcome"] == "playing":
+        h = client.get(f"/api/games/{gid}/hint").json()
+        v = client.post(
+            f"/api/games/{gid}/moves", json={"kind": "reveal", "row": h["cell"][0], "col": h["cell"][1]}
+        ).json()
+    n = v["total_moves"]
+    game = live_game(client, gid)
+    for k in range(n + 1):
+        f = client.get(f"/api/games/{gid}/replay?move={k}").json()
+        g = Game.from_layout(9, 9, game.mine_cells(), rule="zero")
+        for m in game.moves[:k]:
+            g.play(m)
+        assert f["rows"] == g.position().to_text().splitlines()[1:]
+        assert f["move"] == k
+    assert client.get(f"/api/games/{gid}/replay?move={n + 1}").status_code == 400
+    ex = client.get(f"/api/games/{gid}/export").json()
+    assert ex["record"]["format"] and len(ex["record"]["moves"]) == n and ex["mbf"]
+
+
+def test_clicks_on_one_game_are_serialised(client: TestClient) -> None:
+    """Many threads click one game at once; the stored moves replay to exactly the live board."""
+    v = new(client, preset="expert", rule="zero", seed="5")
+    gid = v["id"]
+    client.post(f"/api/games/{gid}/moves", json={"kind": "reveal", "row": 3, "col": 3})
+    game = live_game(client, gid)
+    mines = set(game.mine_cells())  # the test knows the layout, so every click is a legal one
+    cells = [(r, c) for r in range(16) for c in range(30)]
+    errors: list[str] = []
+
+    def worker(k: int) -> None:
+        for r, c in cells[k::8]:
+            kind = "flag" if r * 30 + c in mines else "reveal"
+            res = client.post(f"/api/games/{gid}/moves", json={"kind": kind, "row": r, "col": c})
+            if res.status_code != 200 and "the game is over" not in res.text:
+                errors.append(res.text)  # a flag may come after the last reveal won the game
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert game.outcome == "won" and game.safe_left == 0
+    service = client.app.state.service  # type: ignore[attr-defined]
+    restored = Session.restore(service.store.load(gid)).game
+    assert restored.position() == game.position()
+    assert restored.outcome == "won"
+
+
+@pytest.mark.parametrize(
+    ("body", "fragment"),
+    [
+        ({"width": 101, "height": 5, "mines": 3}, "up to 100x100"),
+        ({"width": 10, "height": 10, "mines": 100}, "mines"),
+        ({"preset": "huge"}, "unknown preset"),
+        ({"preset": "beginner", "rule": "corner"}, "first-click rule"),
+        ({"width": "wide", "height": 5, "mines": 3}, "width"),
+        ({"preset": "beginner", "seed": "x" * 65}, "seed"),
+        ({}, "give a preset"),
+    ],
+)
+def test_bad_new_game_requests_get_a_clear_4xx(
+    client: TestClient, body: dict[str, Any], fragment: str
+) -> None:
+    r = client.post("/api/games", json=body)
+    assert 400 <= r.status_code < 500
+    assert fragment in r.json()["error"]
+
+
+def test_bad_moves_and_unknown_games(client: TestClient) -> None:
+    gid = new(client, preset="beginner")["id"]
+    r = client.post(f"/api/games/{gid}/moves", json={"kind": "reveal", "row": 9, "col": 0})
+    assert r.status_code == 400 and "(9,0)" in r.json()["error"]
+    r = client.post(f"/api/games/{gid}/moves", json={"kind": "dig", "row": 0, "col": 0})
+    assert r.status_code == 400 and "dig" in r.json()["error"]
+    r = client.get("/api/games/not-a-game")
+    assert r.status_code == 404 and "not-a-game" in r.json()["error"]
+    r = client.get("/api/games/" + "x" * 500)
+    assert r.status_code == 404
+
+
+def test_oversized_bodies_and_pastes_are_refused(client: TestClient) -> None:
+    r = client.post(
+        "/api/analyze",
+        content=b'{"text": "' + b"H" * (MAX_BODY + 10) + b'"}',
+        headers={"content-type": "application/json"},
+    )
+    assert r.status_code == 413 and "bytes" in r.json()["error"]
+    r = client.post("/api/analyze", json={"text": "H" * 30_000})
+    assert r.status_code == 422 and "text" in r.json()["error"]
+    big = "101x2\n" + "H" * 101 + "\n" + "H" * 101
+    r = client.post("/api/analyze", json={"text": big})
+    assert r.status_code == 400 and "100x100" in r.json()["error"]
+
+
+def test_analysis_board_reads_probabilities_and_exports() -> None:
+    client = TestClient(create_app())
+    r = client.post("/api/analyze", json={"text": "5x3x3\n1HHHH\nHHHHH\nHHHHH\n"}).json()
+    probs = {(a, b): p for a, b, p in r["probabilities"]}
+    assert probs[(0, 1)] == round(1 / 3, 4) and probs[(0, 4)] == round(2 / 11, 4)
+    assert r["solutions"] == "165" and r["text"] == "5x3x3\n1HHHH\nHHHHH\nHHHHH\n"
+    assert r["mbf"] is None and "0 of 3" in r["mbf_note"]
+    # the mine count overrides; a position that fixes every mine exports as MBF
+    r = client.post("/api/analyze", json={"text": "3x1\n1H1", "mines": 1}).json()
+    assert r["mines_found"] == [[0, 1]] and r["mbf"] == "AwEAAQEA"
+    r = client.post("/api/analyze", json={"text": "3x1x1\n2HH"}).json()
+    assert "error" in r and "2 at (0,0)" in r["error"]
+    r = client.post("/api/analyze", json={"text": "3x1x1\n1HQ"})
+    assert r.status_code == 400 and "line 2, column 3" in r.json()["error"]
+
+
+def test_the_page_and_its_assets_are_served_with_a_strict_policy(client: TestClient) -> None:
+    r = client.get("/")
+    assert r.status_code == 200 and "<title>demine" in r.text
+    assert "default-src 'self'" in r.headers["content-security-policy"]
+    for asset in ("app.js", "style.css", "favicon.svg"):
+        assert client.get(f"/static/{asset}").status_code == 200

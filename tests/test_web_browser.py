@@ -1,0 +1,215 @@
+"""The page in a real browser: Playwright driving Debian's Chromium against a live server.
+
+Skipped when Playwright or ``/usr/bin/chromium`` is missing, unless ``DEMINE_REQUIRE_BROWSER=1``
+(set by ``.ci/run``, which installs Chromium), where a missing browser fails instead.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = os.environ.get("DEMINE_CHROMIUM", "/usr/bin/chromium")
+REQUIRED = os.environ.get("DEMINE_REQUIRE_BROWSER") == "1"
+
+
+def _missing() -> str | None:
+    for mod in ("fastapi", "uvicorn", "playwright"):
+        try:
+            __import__(mod)
+        except ImportError:
+            return f"{mod} is not installed"
+    if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
+        return f"no Chromium at {CHROMIUM} (apt-get install chromium)"
+    return None
+
+
+why = _missing()
+if why:
+    if REQUIRED:
+        raise RuntimeError(f"browser tests required but {why}")
+    pytest.skip(why, allow_module_level=True)
+
+import uvicorn  # noqa: E402
+from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
+
+from demine.web.app import create_app  # noqa: E402
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SAFE_GREEN = "rgb(46, 125, 50)"
+MINE_BLUE = "rgb(21, 101, 192)"
+FLAG_RED = "rgb(211, 47, 47)"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    port = _free_port()
+    db = tmp_path_factory.mktemp("web") / "games.db"
+    config = uvicorn.Config(create_app(db), host="127.0.0.1", port=port, log_level="warning")
+    srv = uvicorn.Server(config)
+    t = threading.Thread(target=srv.run, daemon=True)
+    t.start()
+    deadline = time.monotonic() + 15
+    while not srv.started:
+        if time.monotonic() > deadline:
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    t.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Page]:
+    ctx = browser.new_context(viewport={"width": 1200, "height": 900})
+    pg = ctx.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    yield pg
+    ctx.close()
+    assert not errors, errors
+
+
+def cell(page: Page, board: str, r: int, c: int) -> Any:
+    return page.locator(f'#{board} .cell[data-r="{r}"][data-c="{c}"]')
+
+
+def start_game(page: Page, server: str, preset: str, rule: str, seed: str) -> None:
+    page.goto(server + "/")
+    expect(page.locator("#board .cell")).to_have_count(480)  # the default expert game is made on load
+    page.select_option("#preset", preset)
+    page.select_option("#rule", rule)
+    page.fill("#seed", seed)
+    page.click("#new")
+    expect(page.locator("#board .cell")).to_have_count(81)
+
+
+def bg(loc: Any) -> str:
+    return str(loc.evaluate("e => getComputedStyle(e).backgroundColor"))
+
+
+def test_reveal_flag_and_hint_colours(page: Page, server: str) -> None:
+    start_game(page, server, "beginner", "zero", "7")
+    cell(page, "board", 2, 2).click()
+    expect(cell(page, "board", 2, 2)).to_contain_class("open n0")
+    expect(page.locator("#board .cell.open").first).to_be_visible()
+    opened = page.locator("#board .cell.open").count()
+    assert opened > 9
+    # hints on: safe cells green with a check, mines blue with a star; the engine agrees
+    page.check("#hints-toggle")
+    expect(page.locator("#board .cell.hint-safe").first).to_be_visible()
+    safe = page.locator("#board .cell.hint-safe")
+    mines = page.locator("#board .cell.hint-mine")
+    assert safe.count() == 6 and mines.count() == 7  # seed 7's opening (see the API test)
+    assert bg(safe.first) == SAFE_GREEN and safe.first.inner_text() == "✓"
+    assert bg(mines.first) == MINE_BLUE and mines.first.inner_text() == "✱"
+    # a right click flags: red with a flag glyph; the mine counter goes down
+    m = mines.first
+    r, c = int(m.get_attribute("data-r") or 0), int(m.get_attribute("data-c") or 0)
+    m.click(button="right")
+    flagged = cell(page, "board", r, c)
+    expect(flagged).to_contain_class("flag")
+    assert bg(flagged) == FLAG_RED and flagged.inner_text() == "⚑"
+    expect(page.locator("#mines-left")).to_have_text("9")
+    # hover a hinted cell: the reason, and the numbers that force it outlined
+    cell(page, "board", 0, 0).hover()
+    expect(page.locator("#why")).to_contain_text("(0,0) safe")
+    expect(page.locator("#board .cell.because")).to_have_count(2)
+    # the probability overlay shades covered cells with a percentage
+    page.check("#prob-toggle")
+    shaded = page.locator("#board .cell.covered:not(.hint-safe):not(.hint-mine) .pct")
+    expect(shaded.first).to_be_visible()
+    assert shaded.count() == 81 - opened - 6 - 7
+    assert all(t.isdigit() or t in ("<1", ">99") for t in shaded.all_inner_texts())
+    # the link resumes the game after a reload
+    page.reload()
+    expect(cell(page, "board", r, c)).to_contain_class("flag")
+    assert page.locator("#board .cell.open").count() == opened
+
+
+def test_keyboard_moves_reveals_and_flags(page: Page, server: str) -> None:
+    start_game(page, server, "beginner", "zero", "7")
+    page.locator("#board").focus()
+    for key in ["ArrowDown", "ArrowDown", "l", "l"]:
+        page.keyboard.press(key)
+    page.keyboard.press(" ")
+    expect(cell(page, "board", 2, 2)).to_contain_class("open n0 cursor")
+    page.keyboard.press("k")
+    page.keyboard.press("k")
+    page.keyboard.press("h")
+    page.keyboard.press("h")
+    page.keyboard.press("f")
+    expect(cell(page, "board", 0, 0)).to_contain_class("flag cursor")
+
+
+def test_win_a_seeded_game_with_the_hint_button(page: Page, server: str) -> None:
+    start_game(page, server, "beginner", "zero", "2")
+    kinds = set()
+    for _ in range(100):
+        if page.locator("#face").inner_text() == "won!":
+            break
+        page.click("#hint-btn")
+        pick = page.locator("#board .cell.pick")
+        expect(pick).to_have_count(1)
+        kinds.add("safe" if page.locator("#why").inner_text().startswith("Safe") else "guess")
+        moves = page.locator("#rp-slider").get_attribute("max")
+        pick.click()
+        expect(pick).to_have_count(0)
+        assert moves is not None
+    expect(page.locator("#face")).to_have_text("won!")
+    expect(page.locator("#result")).to_contain_text("Won")
+    expect(page.locator("#result")).to_contain_text("3BV")
+    assert kinds == {"safe", "guess"}
+    # replay: back to the start, one move on
+    page.click("#rp-first")
+    expect(page.locator("#board .cell.open")).to_have_count(0)
+    page.click("#rp-next")
+    expect(page.locator("#rp-label")).to_contain_text("move 1")
+    assert page.locator("#board .cell.open").count() > 0
+
+
+def test_analysis_board_reads_probabilities(page: Page, server: str) -> None:
+    page.goto(server + "/")
+    page.click("#tab-analyse")
+    page.fill("#an-text", "5x3x3\n1HHHH\nHHHHH\nHHHHH\n")
+    page.click("#an-load")
+    expect(page.locator("#an-result")).to_contain_text("165 layouts")
+    assert cell(page, "an-board", 0, 1).locator(".pct").inner_text() == "33"
+    assert cell(page, "an-board", 0, 4).locator(".pct").inner_text() == "18"
+    # edit a cell by clicking and typing, then analyse again
+    cell(page, "an-board", 2, 4).click()
+    page.keyboard.press("0")
+    page.click("#an-run")
+    expect(page.locator("#an-text")).to_have_value("5x3x3\n1HHHH\nHHHHH\nHHHH0\n")
+    expect(cell(page, "an-board", 1, 3)).to_contain_class("hint-safe")
+    assert bg(cell(page, "an-board", 1, 3)) == SAFE_GREEN
