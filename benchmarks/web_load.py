@@ -7,6 +7,8 @@ database. Each client loops: start an expert game (safe rule), then per turn wai
 (uniform in [0.5, 1.5] x ``--think`` seconds), click a cell the hints colour safe (else the
 marked best guess), and receive the new position with its hints and probabilities: the page does
 one request per click with hints on (``POST /moves?hints=1``), so a turn's latency is that request.
+When no cell is safe the page asks for the best guess (``GET /hint``, the look-ahead search): that
+request is measured on its own line.
 The first hints of each game (``GET /hints``) are measured separately. Reports p50/p99/max,
 turns per second, the load generator's own CPU share, and errors (any non-2xx response or
 transport error).
@@ -48,6 +50,7 @@ class Stats:
     def __init__(self) -> None:
         self.turn: list[float] = []
         self.hint: list[float] = []
+        self.guess: list[float] = []
         self.errors: list[str] = []
         self.games = 0
         self.won = 0
@@ -92,6 +95,11 @@ async def client(
                 stats.turn.append((time.perf_counter() - t1) * 1000)
                 outcome = v["outcome"]
                 hints = v.get("hints")
+                if hints and hints.get("guess_pending"):  # nothing safe: the page asks for the best guess
+                    t2 = time.perf_counter()
+                    g = await call(http, "GET", f"/api/games/{gid}/hint")
+                    stats.guess.append((time.perf_counter() - t2) * 1000)
+                    hints["best"] = g
             if outcome != "playing":
                 stats.games += 1
                 stats.won += outcome == "won"
@@ -172,7 +180,7 @@ def main() -> None:
         f"turns {len(stats.turn)} ({len(stats.turn) / wall:.1f}/s), "
         f"games finished {stats.games} (won {stats.won})"
     )
-    for name, xs in (("click+hints", stats.turn), ("first hints", stats.hint)):
+    for name, xs in (("click+hints", stats.turn), ("best guess", stats.guess), ("first hints", stats.hint)):
         if xs:
             print(
                 f"{name:12} p50 {pct(xs, 0.5):6.1f} ms  p99 {pct(xs, 0.99):6.1f} ms  max {max(xs):7.1f} ms"

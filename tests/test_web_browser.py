@@ -174,10 +174,17 @@ def test_keyboard_moves_reveals_and_flags(page: Page, server: str) -> None:
 
 def test_win_a_seeded_game_with_the_hint_button(page: Page, server: str) -> None:
     start_game(page, server, "beginner", "zero", "2")
+    page.check("#hints-toggle")
     kinds = set()
+    stars = 0
     for _ in range(100):
         if page.locator("#face").inner_text() == "won!":
             break
+        if page.locator("#board .cell.open").count() and page.locator("#board .cell.hint-safe").count() == 0:
+            # nothing is safe: the best guess is starred (it arrives in a second request)
+            expect(page.locator("#board .cell.best")).to_have_count(1)
+            assert page.locator("#board .cell.best").inner_text() == "★"
+            stars += 1
         page.click("#hint-btn")
         pick = page.locator("#board .cell.pick")
         expect(pick).to_have_count(1)
@@ -189,7 +196,7 @@ def test_win_a_seeded_game_with_the_hint_button(page: Page, server: str) -> None
     expect(page.locator("#face")).to_have_text("won!")
     expect(page.locator("#result")).to_contain_text("Won")
     expect(page.locator("#result")).to_contain_text("3BV")
-    assert kinds == {"safe", "guess"}
+    assert kinds == {"safe", "guess"} and stars >= 1
     # replay: back to the start, one move on
     page.click("#rp-first")
     expect(page.locator("#board .cell.open")).to_have_count(0)

@@ -44,12 +44,14 @@ class GameSpec:
     """The layout's seed (the player's is derived from it)."""
     layout: tuple[int, ...] | None = None
     """A fixed layout to replay instead of drawing one."""
+    lives: int = 0
+    """Mines the player may hit and play on (see :attr:`Game.lives`)."""
 
     def game(self) -> Game:
         """A fresh game for this spec."""
         if self.layout is not None:
-            return Game.from_layout(self.width, self.height, self.layout, rule=self.rule)
-        return Game(self.width, self.height, self.mines, rule=self.rule, seed=self.seed)
+            return Game.from_layout(self.width, self.height, self.layout, rule=self.rule, lives=self.lives)
+        return Game(self.width, self.height, self.mines, rule=self.rule, seed=self.seed, lives=self.lives)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +75,8 @@ class GameResult:
     game: dict[str, Any] | None = None
     """The whole game as a game record (layout, every move with the player's reason and risk),
     when asked for."""
+    hits: int = 0
+    """Mines hit and played on (games with lives)."""
 
     def to_json(self) -> dict[str, Any]:
         """The record line for this game."""
@@ -93,18 +97,28 @@ class GameResult:
             forced_found=int(obj.get("forced_found", 0)),
             forced_exact=int(obj.get("forced_exact", 0)),
             game=obj.get("game"),
+            hits=int(obj.get("hits", 0)),
         )
 
 
 def generated_specs(
-    width: int, height: int, mines: int, rule: str, start: int | None, games: int, seed: int | str
+    width: int,
+    height: int,
+    mines: int,
+    rule: str,
+    start: int | None,
+    games: int,
+    seed: int | str,
+    lives: int = 0,
 ) -> list[GameSpec]:
     """Specs for ``games`` fresh games drawn from ``seed``."""
     s = default_start(width, height, rule) if start is None else start
-    return [GameSpec(i, width, height, mines, rule, s, f"{seed}/{i}") for i in range(games)]
+    return [GameSpec(i, width, height, mines, rule, s, f"{seed}/{i}", None, lives) for i in range(games)]
 
 
-def board_specs(boards: Sequence[Board], seed: int | str, start: int | None = None) -> list[GameSpec]:
+def board_specs(
+    boards: Sequence[Board], seed: int | str, start: int | None = None, lives: int = 0
+) -> list[GameSpec]:
     """Specs replaying ``boards`` (each board's own start unless ``start`` is given)."""
     return [
         GameSpec(
@@ -116,6 +130,7 @@ def board_specs(boards: Sequence[Board], seed: int | str, start: int | None = No
             start if start is not None else start_for(b),
             f"{seed}/{i}",
             b.mine_cells,
+            lives,
         )
         for i, b in enumerate(boards)
     ]
@@ -171,7 +186,7 @@ def play_game(
             raise IllegalMove(f"player {player_name!r} made over {limit} moves without ending the game")
     ms = (time.perf_counter() - t0 - excluded) * 1000.0
     record = GameRecord.from_game(game, notes).to_json() if keep_record else None
-    return GameResult(spec.index, game.won, moves, guesses, ms, forced, exact_forced, record)
+    return GameResult(spec.index, game.won, moves, guesses, ms, forced, exact_forced, record, game.hits)
 
 
 def _play_chunk(args: tuple[list[GameSpec], str, bool, bool]) -> list[GameResult]:
@@ -267,6 +282,12 @@ class Summary:
     forced_share: float | None = None
     """Cells the player proved over cells the exact engine proved, at the player's decision
     points (when measured)."""
+    lives: int = 0
+    """Lives per game (0: the first mine hit loses)."""
+    hits_per_game: float = 0.0
+    """Mean mines hit and played on per game (with lives)."""
+    moves_per_game: float = 0.0
+    """Mean moves per game."""
 
     @property
     def win_rate(self) -> float:
@@ -292,6 +313,8 @@ class Summary:
             "ms_per_game": self.ms_per_game,
             "guesses_per_game": self.guesses_per_game,
             **({"forced_share": self.forced_share} if self.forced_share is not None else {}),
+            **({"lives": self.lives, "hits_per_game": self.hits_per_game} if self.lives else {}),
+            "moves_per_game": self.moves_per_game,
         }
 
 
@@ -317,6 +340,9 @@ def summarise(player: str, specs: Sequence[GameSpec], results: Iterable[GameResu
         ms_per_game=sum(r.ms for r in res) / n if n else 0.0,
         guesses_per_game=sum(r.guesses for r in res) / n if n else 0.0,
         forced_share=(sum(r.forced_found for r in res) / exact) if exact else None,
+        lives=max((s.lives for s in specs), default=0),
+        hits_per_game=sum(r.hits for r in res) / n if n else 0.0,
+        moves_per_game=sum(r.moves for r in res) / n if n else 0.0,
     )
 
 

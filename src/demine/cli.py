@@ -85,10 +85,10 @@ def _specs(ns: argparse.Namespace) -> list[GameSpec]:
             b0 = boards[0]
             start = parse_cell(ns.start, b0.width, b0.height)
         games = boards[: ns.games] if ns.games else boards
-        return board_specs(games, ns.seed, start)
+        return board_specs(games, ns.seed, start, ns.lives)
     width, height, mines = _size_arg(ns)
     start = _start_arg(ns, width, height, mines)
-    return generated_specs(width, height, mines, ns.rule, start, ns.games or 100, ns.seed)
+    return generated_specs(width, height, mines, ns.rule, start, ns.games or 100, ns.seed, ns.lives)
 
 
 def _progress(total: int, label: str) -> tuple[Callable[[GameResult], None], Callable[[], None]]:
@@ -178,6 +178,9 @@ def _print_summaries(title: str, summaries: list[Summary], measure: bool) -> Non
         cols = ["player", "games", "wins", "win rate", "95% CI", "guesses/game", "ms/game"]
         if measure:
             cols.append("forced found")
+        lives = any(s.lives for s in summaries)
+        if lives:
+            cols += ["lives", "mines hit/game"]
         for col in cols:
             table.add_column(col, justify="left" if col == "player" else "right", no_wrap=True)
         for s in summaries:
@@ -193,6 +196,8 @@ def _print_summaries(title: str, summaries: list[Summary], measure: bool) -> Non
             ]
             if measure:
                 row.append("-" if s.forced_share is None else f"{100 * s.forced_share:.1f}%")
+            if lives:
+                row += [str(s.lives), f"{s.hits_per_game:.1f}"]
             table.add_row(*row)
         console.print(table)
         return
@@ -203,10 +208,17 @@ def _print_summaries(title: str, summaries: list[Summary], measure: bool) -> Non
             f"(95% CI {100 * lo:.2f}-{100 * hi:.2f}%) on {title}, "
             f"{s.guesses_per_game:.2f} guesses/game, {s.ms_per_game:.1f} ms/game"
             + ("" if s.forced_share is None else f", forced cells found {100 * s.forced_share:.1f}%")
+            + (
+                f", {s.lives} lives: {s.hits_per_game:.1f} mines hit/game, {s.moves_per_game:.0f} moves/game"
+                if s.lives
+                else ""
+            )
         )
 
 
 def cmd_bench(ns: argparse.Namespace) -> int:
+    if ns.lives < 0:
+        raise DemineError(f"--lives must be 0 or more, got {ns.lives}")
     if ns.record_moves and not ns.record:
         raise DemineError("--record-moves needs --record FILE")
     if ns.plot and not ns.sweep:
@@ -279,7 +291,7 @@ def _sweep(ns: argparse.Namespace, players: list[str]) -> int:
     record = open(ns.record, "w", encoding="utf-8") if ns.record else None  # noqa: SIM115
     try:
         for v, w, h, m, start in runs:
-            specs = generated_specs(w, h, m, ns.rule, start, games, f"{ns.seed}/{param}={v}")
+            specs = generated_specs(w, h, m, ns.rule, start, games, f"{ns.seed}/{param}={v}", ns.lives)
             summaries, _ = _play_all(specs, players, ns, record, measure)
             points.append((v, summaries))
             if not ns.json:
@@ -377,6 +389,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--plot", help="with --sweep: draw win rate (95%% CI) against the value to FILE.png or .svg"
+    )
+    p.add_argument(
+        "--lives",
+        type=int,
+        default=0,
+        help="mines a player may hit and play on (each is marked and counted; default 0: a hit loses)",
     )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=cmd_bench)

@@ -47,9 +47,9 @@ class Board:
         """Number of mines."""
         return len(self.mine_cells)
 
-    def game(self) -> Game:
-        """A fresh :class:`Game` on this layout."""
-        return Game.from_layout(self.width, self.height, self.mine_cells, rule=self.rule)
+    def game(self, lives: int = 0) -> Game:
+        """A fresh :class:`Game` on this layout (``lives``: see :attr:`Game.lives`)."""
+        return Game.from_layout(self.width, self.height, self.mine_cells, rule=self.rule, lives=lives)
 
     def to_json(self) -> dict[str, Any]:
         """The board-file object for this board."""
@@ -212,11 +212,13 @@ class GameRecord:
     """The seed the layout was drawn with, if any."""
     notes: list[MoveNote | None] = field(default_factory=list)
     """Per move (when a player made it): its reason and its chance of a mine, if known."""
+    lives: int = 0
+    """Mines the game let the player hit and play on."""
 
     @classmethod
     def from_game(cls, game: Game, notes: list[MoveNote | None] | None = None) -> GameRecord:
         """Record a game whose layout is placed (with the player's notes per move, if any)."""
-        return cls(Board.from_game(game), list(game.moves), game.seed, list(notes or []))
+        return cls(Board.from_game(game), list(game.moves), game.seed, list(notes or []), game.lives)
 
     def note(self, k: int) -> MoveNote | None:
         """The note of move ``k`` (0-based), if there is one."""
@@ -224,7 +226,7 @@ class GameRecord:
 
     def replay(self, upto: int | None = None) -> Game:
         """A game on the layout with the first ``upto`` moves (all by default) played."""
-        g = self.board.game()
+        g = self.board.game(self.lives)
         for mv in self.moves[:upto]:
             g.play(mv)
         return g
@@ -241,6 +243,8 @@ class GameRecord:
                 entry += [note[0], note[1]]
             moves.append(entry)
         d["moves"] = moves
+        if self.lives:
+            d["lives"] = self.lives
         return d
 
     @classmethod
@@ -280,7 +284,10 @@ class GameRecord:
         seed = obj.get("seed")
         if seed is not None and not isinstance(seed, int | str):
             raise FormatError(f"'seed' must be a number or text, got {seed!r}", source=source)
-        rec = cls(board, moves, seed, notes if any(n is not None for n in notes) else [])
+        lives = obj.get("lives", 0)
+        if not isinstance(lives, int) or lives < 0:
+            raise FormatError(f"'lives' must be a whole number >= 0, got {lives!r}", source=source)
+        rec = cls(board, moves, seed, notes if any(n is not None for n in notes) else [], lives)
         try:
             rec.replay()
         except DemineError as e:

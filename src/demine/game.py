@@ -60,6 +60,7 @@ class Game:
         *,
         rule: str = "safe",
         seed: int | str | None = None,
+        lives: int = 0,
     ) -> None:
         if rule not in RULES:
             raise SizeError(f"unknown first-click rule {rule!r}; choose one of {', '.join(RULES)}")
@@ -85,6 +86,13 @@ class Game:
         """The mine that lost the game, if any."""
         self.moves: list[Move] = []
         """Every move that changed the board, in order."""
+        if lives < 0:
+            raise SizeError(f"lives must be 0 or more, got {lives}")
+        self.lives = lives
+        """Mines that may be hit without losing: a hit mine is marked with a flag and play goes
+        on (as some versions of the game allow, so huge boards can be played to the end)."""
+        self.hits = 0
+        """Mines hit so far (each used a life)."""
 
     # ------------------------------------------------------------------ layout
     @classmethod
@@ -95,6 +103,7 @@ class Game:
         mine_cells: list[int] | tuple[int, ...] | set[int],
         *,
         rule: str = "none",
+        lives: int = 0,
     ) -> Game:
         """A game on a given layout (to replay a board). ``rule`` is kept as information."""
         cells = sorted(set(mine_cells))
@@ -105,7 +114,7 @@ class Game:
         for c in cells:
             if not (0 <= c < n):
                 raise SizeError(f"mine cell {c} is off the {width}x{height} board")
-        g = cls(width, height, len(cells), rule="none")
+        g = cls(width, height, len(cells), rule="none", lives=lives)
         g.rule = rule
         g._set_layout(cells)
         return g
@@ -177,6 +186,11 @@ class Game:
         mine, count, vis = self._mine, self._count, self._visible
         assert mine is not None and count is not None
         if mine[cell]:
+            if self.hits < self.lives:  # a life is used: the mine is marked and play goes on
+                self.hits += 1
+                vis[cell] = FLAG
+                self._flags += 1
+                return []
             self.outcome = "lost"
             self.exploded = cell
             return []
@@ -216,8 +230,8 @@ class Game:
     def chord(self, cell: int) -> list[int]:
         """Open the unflagged neighbours of an open number whose flag count equals it.
 
-        As in Windows, a wrong flag makes the chord open a mine and lose. A number whose flags do
-        not match, or a covered cell, is left alone (returns ``[]``).
+        As in Windows, a wrong flag makes the chord open a mine and lose (or use a life). A number
+        whose flags do not match, or a covered cell, is left alone (returns ``[]``).
         """
         self._check(cell)
         v = self._visible[cell]
@@ -295,7 +309,9 @@ class Game:
     def __repr__(self) -> str:
         return (
             f"<Game {self.width}x{self.height}/{self.mines} rule={self.rule} "
-            f"seed={self.seed!r} {self.outcome}>"
+            f"seed={self.seed!r} {self.outcome}"
+            + (f" hits={self.hits}/{self.lives}" if self.lives else "")
+            + ">"
         )
 
 

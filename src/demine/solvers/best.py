@@ -35,6 +35,7 @@ from demine.solve import Analysis, Limit, analyze
 from demine.solve.constraints import System, SystemTracker
 from demine.solve.enumerate import enumerate_layouts
 from demine.solve.exact import solve_system
+from demine.solve.local import LocalEngine
 from demine.solvers.base import Decision
 from demine.solvers.common import trivially_decided
 
@@ -51,6 +52,10 @@ MAX_CANDIDATES = 8
 MAX_OFF_CANDIDATES = 2
 #: The default budget of one decision.
 DEFAULT_LIMIT = Limit(seconds=2.0)
+LOCAL_CELLS = 5000
+"""Above this many cells ``fast`` follows the game incrementally (:class:`LocalEngine`): each move
+costs what it changed, and components are weighted by the remaining density instead of the exact
+global count (a negligible difference on such boards)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -477,7 +482,47 @@ class FastPlayer:
 
     def __init__(self) -> None:
         self.tracker = SystemTracker()
+        self.local: LocalEngine | None = None
 
     def decide(self, position: Position, rng: random.Random) -> Decision:
-        """Open every safe cell, or the safest cell most likely to be a zero."""
+        """Open every safe cell, or the safest cell most likely to be a zero. Boards of more than
+        :data:`LOCAL_CELLS` cells are followed incrementally (:func:`local_decide`)."""
+        if position.cells > LOCAL_CELLS:
+            return self._local_decide(position)
         return _decide(position, DEFAULT_LIMIT, lambda a: safest_move(position, a), self.tracker)
+
+    def _local_decide(self, position: Position) -> Decision:
+        eng = self.local
+        if eng is None or (eng.width, eng.height, eng.total) != (
+            position.width,
+            position.height,
+            position.mines,
+        ):
+            eng = self.local = LocalEngine(position.width, position.height, position.mines)
+        try:
+            eng.update(position)
+        except InconsistentPosition:
+            # not a later position of the same game: start over from this one
+            eng = self.local = LocalEngine(position.width, position.height, position.mines)
+            eng.update(position)
+        return local_decide(eng)
+
+
+def local_decide(eng: LocalEngine) -> Decision:
+    """``fast`` on a huge board: every proven safe cell; else recount the changed components and
+    open what they prove; else the lowest chance of a mine among the frontier and an off-frontier
+    cell (one away from every number when there is one)."""
+    if not eng.safe:
+        eng.count()
+    if eng.safe:
+        cells = sorted(eng.safe)
+        return Decision(
+            [Move("reveal", c) for c in cells], reason="safe", mine_probability=0.0, forced=len(cells)
+        )
+    front = eng.safest()
+    off, p_off = eng.off_frontier()
+    if front is not None and (off is None or front[1] <= p_off):
+        return Decision([Move("reveal", front[0])], guess=True, reason="safest", mine_probability=front[1])
+    if off is None:
+        raise InconsistentPosition("no covered cell is left that could be safe", ())
+    return Decision([Move("reveal", off)], guess=True, reason="safest", mine_probability=p_off)

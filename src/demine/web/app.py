@@ -4,7 +4,8 @@ API (cells are ``[row, col]``; errors are ``{"error": message}`` with a 4xx stat
 
 - ``POST /api/games`` ``{preset | width, height, mines; rule; seed}`` → the game's view
 - ``GET /api/games/{id}`` → its view; ``POST /api/games/{id}/moves`` ``{kind, row, col}`` → the new view
-  (``?hints=1`` adds the new position's hints, so a click with hints on is one request)
+  (``?hints=1`` adds the new position's hints, so a click with hints on is one request; they leave
+  the best guess out, marked ``guess_pending``, for ``/hint`` or ``/hints`` to give)
 - ``GET /api/games/{id}/hints?probabilities=1`` → safe cells, mines, reasons, probabilities, best guess
 - ``GET /api/games/{id}/hint`` → one move to show (a safe cell, else the best guess)
 - ``GET /api/games/{id}/replay?move=K`` and ``GET /api/games/{id}/export`` once the game is over
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -150,24 +152,24 @@ def create_app(db: str | Path = ":memory:", workers: int = 0) -> FastAPI:
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.post("/api/games")
-    def new_game(body: NewGame) -> Response:
+    async def new_game(body: NewGame) -> Response:
         return _json(service.new_game(**body.model_dump()))
 
     @app.get("/api/games/{game_id}")
-    def get_game(game_id: str) -> Response:
+    async def get_game(game_id: str) -> Response:
         return _json(service.view(game_id))
 
     @app.post("/api/games/{game_id}/moves")
-    def move(game_id: str, body: MoveIn, hints: bool = False, probabilities: bool = True) -> Response:
-        return _json(service.move(game_id, body.kind, body.row, body.col, hints, probabilities))
+    async def move(game_id: str, body: MoveIn, hints: bool = False, probabilities: bool = True) -> Response:
+        return _json(await service.move(game_id, body.kind, body.row, body.col, hints, probabilities))
 
     @app.get("/api/games/{game_id}/hints")
-    def hints(game_id: str, probabilities: bool = True) -> Response:
-        return _json(service.hints(game_id, probabilities))
+    async def hints(game_id: str, probabilities: bool = True, guess: bool = True) -> Response:
+        return _json(await service.hints(game_id, probabilities, guess))
 
     @app.get("/api/games/{game_id}/hint")
-    def hint(game_id: str) -> Response:
-        return _json(service.hint(game_id))
+    async def hint(game_id: str) -> Response:
+        return _json(await service.hint(game_id))
 
     @app.get("/api/games/{game_id}/replay")
     def replay(game_id: str, move: int = 0) -> Response:
@@ -178,8 +180,8 @@ def create_app(db: str | Path = ":memory:", workers: int = 0) -> FastAPI:
         return _json(service.export(game_id))
 
     @app.post("/api/analyze")
-    def analyze(body: AnalyzeIn) -> Response:
-        return _json(service.compute(analysis_board, body.text, body.mines, body.trust_flags))
+    async def analyze(body: AnalyzeIn) -> Response:
+        return _json(await service.compute(analysis_board, body.text, body.mines, body.trust_flags))
 
     return app
 
@@ -203,5 +205,9 @@ def serve(
     if workers is None:
         cpus = os.cpu_count() or 1
         workers = cpus if cpus > 1 else 0
+    if workers:
+        # results from the hint workers arrive on a helper thread: hand it the GIL sooner than the
+        # default 5 ms, or each request waits for the event loop's time slice to run out
+        sys.setswitchinterval(0.0005)
     print(f"demine: games in {path}, {workers} hint workers; open http://{host}:{port}/", flush=True)
     uvicorn.run(create_app(path, workers), host=host, port=port, log_level="warning")

@@ -8,6 +8,7 @@ into a wrong hint (a flag that logic proves wrong is reported as such).
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import multiprocessing
 import secrets
@@ -115,9 +116,23 @@ def hints(position: Position, *, probabilities: bool = True, guess: bool = True)
         }
     if probabilities:
         out["probabilities"] = [[*_rc(w, c), round(a.p(c), 4)] for c in a.unknown]
-    if guess and not a.safe and any(st[c] == COVERED for c in a.unknown):
-        out["best"] = best_guess(plain, a)
+    if not a.safe and any(st[c] == COVERED for c in a.unknown):
+        if guess:
+            out["best"] = best_guess(plain, a)
+        else:
+            out["guess_pending"] = True  # the best guess costs more: asked for separately
     return out
+
+
+def quick_hints(position: Position) -> dict[str, Any]:
+    """:func:`hints` without the best guess (what a click returns)."""
+    return hints(position, guess=False)
+
+
+def guess_for(position: Position) -> dict[str, Any]:
+    """The best guess alone (for hints computed with ``guess=False``)."""
+    plain = unflagged(position)
+    return best_guess(plain, analyze(plain, limit=HINT_LIMIT))
 
 
 def best_guess(plain: Position, a: Analysis) -> dict[str, Any]:
@@ -316,14 +331,15 @@ class Service:
         for f in [self._pool.submit(hints, Position.from_text("1x1x0\nH")) for _ in range(self.workers)]:
             f.result()  # start every worker now, not on the first player's click
 
-    def compute(self, fn: Callable[..., Any], *args: Any) -> Any:
-        """``fn(*args)`` in a worker process when there are workers, else here. A worker that
-        died is replaced and the call is made here, so a request never fails for it."""
+    async def compute(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` in a worker process when there are workers (awaited, so the server goes
+        on serving), else here. A worker that died is replaced and the call is made here, so a
+        request never fails for it."""
         pool = self._pool
         if pool is None:
             return fn(*args)
         try:
-            return pool.submit(fn, *args).result()
+            return await asyncio.wrap_future(pool.submit(fn, *args))
         except BrokenProcessPool:
             with self._cache_lock:
                 if self._pool is pool:
@@ -403,7 +419,7 @@ class Service:
         with self._locked(game_id) as s:
             return s.view()
 
-    def move(
+    async def move(
         self,
         game_id: str,
         kind: str,
@@ -434,27 +450,37 @@ class Service:
             v["opened"] = [_rc(g.width, c) for c in opened]
             p, moves = g.position(), len(g.moves)
         if with_hints and not g.over:
-            v["hints"] = self._hints_for(s, p, moves, probabilities)
+            v["hints"] = await self._hints_for(s, p, moves, probabilities)
         return v
 
-    def hints(self, game_id: str, probabilities: bool = True) -> dict[str, Any]:
-        """Hints for a game being played (computed from what the player sees)."""
+    async def hints(self, game_id: str, probabilities: bool = True, guess: bool = True) -> dict[str, Any]:
+        """Hints for a game being played (computed from what the player sees). With ``guess``
+        False the best guess is left out when no cell is safe (``guess_pending``)."""
         with self._locked(game_id) as s:
             if s.game.over:
                 raise Conflict("the game is over: no hints")
             p, moves = s.game.position(), len(s.game.moves)
-        return self._hints_for(s, p, moves, probabilities)
+        return await self._hints_for(s, p, moves, probabilities, guess)
 
-    def _hints_for(self, s: Session, p: Position, moves: int, probabilities: bool) -> dict[str, Any]:
-        """The hints of ``s`` at move ``moves`` (position ``p``), computed once per move and kept."""
+    async def _hints_for(
+        self, s: Session, p: Position, moves: int, probabilities: bool, guess: bool = False
+    ) -> dict[str, Any]:
+        """The hints of ``s`` at move ``moves`` (position ``p``), computed once per move and kept;
+        the best guess is added when first asked for."""
         cached = s.hints_cache
         if cached is None or cached[0] != moves:
             g = s.game
             fresh = all(v >= COVERED for v in p.states)  # nothing opened yet
-            h = self._first_click_hint(g) if fresh else self.compute(hints, p)
+            h = self._first_click_hint(g) if fresh else await self.compute(quick_hints, p)
             h["moves"] = moves
             s.hints_cache = cached = (moves, h)
         out = cached[1]
+        if guess and out.get("guess_pending"):
+            best = await self.compute(guess_for, p)
+            out = {k: v for k, v in out.items() if k != "guess_pending"}
+            out["best"] = best
+            if s.hints_cache is cached:
+                s.hints_cache = (moves, out)
         if not probabilities:
             out = {k: v for k, v in out.items() if k != "probabilities"}
         return out
@@ -486,9 +512,9 @@ class Service:
         out["probabilities"] = [[r, c, round(risk, 4)] for r in range(g.height) for c in range(g.width)]
         return out
 
-    def hint(self, game_id: str) -> dict[str, Any]:
+    async def hint(self, game_id: str) -> dict[str, Any]:
         """One move to show: a safe cell with its reason, else the best guess."""
-        h = self.hints(game_id, probabilities=False)
+        h = await self.hints(game_id, probabilities=False, guess=True)
         if h.get("error"):
             return {"error": h["error"]}
         if h["safe"]:

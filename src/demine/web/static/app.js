@@ -190,6 +190,18 @@ async function refreshHints() {
   redraw();
 }
 
+// When nothing is safe the best guess comes in a second request (it costs more than the hints).
+async function fetchGuess() {
+  const h = play.hints;
+  if (!h || !h.guess_pending || !hintsOn()) return;
+  const v = play.view;
+  const g = await api(`/api/games/${v.id}/hint`);
+  if (play.view === v && play.hints === h && g.kind === "guess") {
+    h.best = g;
+    redraw();
+  }
+}
+
 function showWhy(text, error = false) {
   $("why").textContent = text;
   $("why").classList.toggle("error", error);
@@ -246,6 +258,7 @@ function act(kind, r, c) {
     play.hints = nv.hints || null;  // one request per click: the hints come with the move
     if (play.hints && play.hints.error) showWhy(play.hints.error, true);
     redraw();
+    await fetchGuess();
   });
 }
 
@@ -302,7 +315,7 @@ function hoverWhy(ev) {
 }
 
 function bestText(b) {
-  if (b.text) return `Best first click: ${b.text}`;
+  if (b.reason === "first-click") return `Best first click: ${b.text}`;
   const win = b.win_estimate == null ? "" : `, win estimate ${(100 * b.win_estimate).toFixed(1)}%`;
   return `No safe cell: best guess (${b.reason}), ${(100 * b.mine_probability).toFixed(1)}% risk${win}`;
 }

@@ -1,0 +1,302 @@
+"""Incremental deduction for huge boards: work per move in proportion to what the move changed.
+
+:class:`LocalEngine` follows one game's positions. It finds the cells that changed since the last
+position (block by block, so an unchanged stretch costs a ``memcmp``), keeps for every revealed
+number how many mines it still needs and how many unknown cells it still touches, and applies the
+number rule from a worklist of the numbers that changed. When that proves nothing, it recounts
+exactly (:func:`~demine.solve.analyze_constraints`) only the frontier components that hold a changed
+number; every other component keeps the probabilities of its last count. Components are counted
+independently with each mine weighted by the remaining density, the limit of the global count on a
+big board (the exact global count, for boards people play, is :func:`~demine.analyze`).
+
+Soundness does not depend on the approximation: a cell is called safe or a mine only when every
+layout of its component says so, and dropping the global count can only prove less, never wrong.
+Flags are trusted as mines (the player's own proven marks, or mines hit in a game with lives).
+"""
+
+from __future__ import annotations
+
+import heapq
+from fractions import Fraction
+
+from demine.errors import InconsistentPosition
+from demine.position import COVERED, FLAG, Position
+from demine.solve.analysis import Limit
+
+BLOCK = 4096
+"""Cells compared at once when looking for changes."""
+COMPONENT_LIMIT = Limit(seconds=0.5)
+"""The budget of one component's count; past it the component is left to the cheaper rules."""
+
+
+class LocalEngine:
+    """The deductions and probabilities of one game's positions, kept up to date move by move.
+
+    Costs: an update is O(cells / BLOCK) comparisons plus O(1) per changed cell; the number rule
+    is O(1) per changed number; a count is the exact engine's cost on the changed components only.
+
+    >>> p = Position.from_text("5x1x1\\n01H1H")
+    >>> eng = LocalEngine(p.width, p.height, p.mines)
+    >>> eng.update(p)
+    >>> sorted(eng.safe), sorted(eng.mines)
+    ([4], [2])
+    """
+
+    def __init__(self, width: int, height: int, mines: int | None) -> None:
+        self.width = width
+        self.height = height
+        self.total = mines
+        n = width * height
+        self.n = n
+        from demine.grid import geometry
+
+        self.neighbours = geometry(width, height).neighbours
+        self.st = bytearray([COVERED]) * n
+        """The states as last seen."""
+        self.mine = bytearray(n)
+        """1 where a mine is known (a flag, or proven)."""
+        self.known_safe = bytearray(n)
+        """1 where a covered cell is proven safe."""
+        self.need = bytearray(n)
+        """For a revealed number: the mines it still needs among its unknown neighbours."""
+        self.unk = bytearray(n)
+        """For a revealed number: its covered neighbours neither known mines nor known safe."""
+        self.safe: set[int] = set()
+        """Covered cells proven safe, not yet opened."""
+        self.mines: set[int] = set()
+        """Cells known to hold a mine."""
+        self.unknown = n
+        """Covered cells neither known mines nor known safe."""
+        self.prob: dict[int, float] = {}
+        """Frontier cells' chance of a mine, from their component's last count."""
+        self._heap: list[tuple[float, int]] = []
+        self._dirty: set[int] = set()
+        self._stale: set[int] = set()
+        self._scan = [0, 0]  # off-frontier search pointers: interior cells first, then any
+        self._prob_sum = 0.0  # the expected mines on the frontier
+        self.counted = 0
+        """Components counted so far (for benchmarks)."""
+
+    # ------------------------------------------------------------------ updates
+    def update(self, position: Position) -> None:
+        """Take in ``position`` (a later position of the same game) and apply the number rule."""
+        new = position.states
+        st = self.st
+        for lo in range(0, self.n, BLOCK):
+            hi = lo + BLOCK
+            if new[lo:hi] != st[lo:hi]:
+                for c in range(lo, min(hi, self.n)):
+                    v = new[c]
+                    if v != st[c]:
+                        self._change(c, v)
+        self._rule()
+
+    def _change(self, c: int, v: int) -> None:
+        st = self.st
+        old = st[c]
+        if old != COVERED:
+            raise InconsistentPosition(
+                f"cell {c} changed from {old} to {v}: not a later position of this game", ()
+            )
+        if v == FLAG:
+            st[c] = FLAG
+            if not self.mine[c]:
+                self._mark_mine(c)
+            return
+        # a revealed number
+        if self.mine[c]:
+            raise InconsistentPosition(f"cell {c} was proven a mine but shows {v}", ())
+        st[c] = v
+        nb = self.neighbours(c)
+        if self.known_safe[c]:
+            self.known_safe[c] = 0
+            self.safe.discard(c)
+        else:
+            self.unknown -= 1
+            for d in nb:
+                if st[d] < COVERED:
+                    self.unk[d] -= 1
+                    self._dirty.add(d)
+        p = self.prob.pop(c, None)
+        if p is not None:
+            self._drop_prob(p)
+        mines = unknown = 0
+        for d in nb:
+            if self.mine[d]:
+                mines += 1
+            elif st[d] == COVERED and not self.known_safe[d]:
+                unknown += 1
+        if mines > v:
+            raise InconsistentPosition(f"the {v} at cell {c} touches {mines} known mines", (c,))
+        self.need[c] = v - mines
+        self.unk[c] = unknown
+        self._dirty.add(c)
+
+    def _mark_mine(self, c: int) -> None:
+        self.mine[c] = 1
+        self.mines.add(c)
+        self.unknown -= 1
+        p = self.prob.pop(c, None)
+        if p is not None:
+            self._drop_prob(p)
+        st, need, unk = self.st, self.need, self.unk
+        for d in self.neighbours(c):
+            if st[d] < COVERED:
+                if need[d] == 0:
+                    raise InconsistentPosition(f"the {st[d]} at cell {d} gets one mine too many", (d,))
+                need[d] -= 1
+                unk[d] -= 1
+                self._dirty.add(d)
+
+    def _mark_safe(self, c: int) -> None:
+        self.known_safe[c] = 1
+        self.safe.add(c)
+        self.unknown -= 1
+        p = self.prob.pop(c, None)
+        if p is not None:
+            self._drop_prob(p)
+        st, unk = self.st, self.unk
+        for d in self.neighbours(c):
+            if st[d] < COVERED:
+                unk[d] -= 1
+                self._dirty.add(d)
+
+    def _drop_prob(self, p: float) -> None:
+        self._prob_sum -= p
+
+    def _rule(self) -> None:
+        """The number rule from the worklist of changed numbers, to a fixed point."""
+        dirty, st, need, unk, mine, safe_flag = (
+            self._dirty,
+            self.st,
+            self.need,
+            self.unk,
+            self.mine,
+            self.known_safe,
+        )
+        stale = self._stale
+        while dirty:
+            c = dirty.pop()
+            stale.add(c)
+            u = unk[c]
+            if u == 0:
+                if need[c]:
+                    raise InconsistentPosition(f"the {st[c]} at cell {c} needs {need[c]} more mines", (c,))
+                continue
+            k = need[c]
+            if k > u:
+                raise InconsistentPosition(f"the {st[c]} at cell {c} needs {k} mines among {u} cells", (c,))
+            if k == 0 or k == u:
+                for d in self.neighbours(c):
+                    if st[d] == COVERED and not mine[d] and not safe_flag[d]:
+                        if k == 0:
+                            self._mark_safe(d)
+                        else:
+                            self._mark_mine(d)
+
+    # ------------------------------------------------------------------ counting
+    def density(self) -> Fraction:
+        """The remaining mines over the remaining unknown cells (1/5 when the total is unknown)."""
+        if self.total is None or self.unknown == 0:
+            return Fraction(1, 5)
+        left = self.total - len(self.mines)
+        return Fraction(max(0, min(left, self.unknown)), self.unknown)
+
+    def _component(self, start: int, seen: set[int]) -> tuple[list[int], set[int]]:
+        """The active numbers and unknown cells linked to the number ``start``."""
+        st, mine, safe_flag, unk = self.st, self.mine, self.known_safe, self.unk
+        numbers = [start]
+        cells: set[int] = set()
+        seen.add(start)
+        i = 0
+        while i < len(numbers):
+            c = numbers[i]
+            i += 1
+            for d in self.neighbours(c):
+                if st[d] == COVERED and not mine[d] and not safe_flag[d] and d not in cells:
+                    cells.add(d)
+                    for e in self.neighbours(d):
+                        if st[e] < COVERED and unk[e] and e not in seen:
+                            seen.add(e)
+                            numbers.append(e)
+        return numbers, cells
+
+    def count(self) -> bool:
+        """Recount the components holding a changed number; returns whether it proved a cell."""
+        from demine.solve import analyze_constraints
+
+        st, mine, safe_flag, unk, need = self.st, self.mine, self.known_safe, self.unk, self.need
+        stale = [c for c in self._stale if st[c] < COVERED and unk[c]]
+        self._stale = set()
+        density = self.density()
+        seen: set[int] = set()
+        proved = False
+        for s in stale:
+            if s in seen:
+                continue
+            numbers, cells = self._component(s, seen)
+            cons = []
+            for c in numbers:
+                group = [
+                    d for d in self.neighbours(c) if st[d] == COVERED and not mine[d] and not safe_flag[d]
+                ]
+                cons.append((group, need[c]))
+            a = analyze_constraints(cons, cells=cells, mines=None, density=density, limit=COMPONENT_LIMIT)
+            self.counted += 1
+            if not a.approximate:
+                for c in a.safe:
+                    self._mark_safe(c)
+                    proved = True
+                for c in a.mines:
+                    self._mark_mine(c)
+                    proved = True
+            for c in cells:
+                if mine[c] or safe_flag[c]:
+                    continue
+                p = a.p(c)
+                old = self.prob.get(c)
+                if old is not None:
+                    self._prob_sum -= old
+                self.prob[c] = p
+                self._prob_sum += p
+                heapq.heappush(self._heap, (p, c))
+        if proved:
+            self._rule()
+        return proved
+
+    # ------------------------------------------------------------------ guessing
+    def off_frontier(self) -> tuple[int | None, float]:
+        """An off-frontier cell (one with no revealed neighbour when there is one) and the chance
+        of a mine there: the mines not expected on the frontier over the cells off it."""
+        off = self.unknown - len(self.prob)
+        if off <= 0:
+            return None, 1.0
+        if self.total is None:
+            p = 0.2
+        else:
+            left = self.total - len(self.mines) - self._prob_sum
+            p = min(1.0, max(0.0, left / off))
+        return self._find_off(), p
+
+    def _find_off(self) -> int | None:
+        st, mine, safe_flag, prob = self.st, self.mine, self.known_safe, self.prob
+        for k in (0, 1):  # interior cells (likelier to open an area) first
+            i = self._scan[k]
+            while i < self.n:
+                free = st[i] == COVERED and not mine[i] and not safe_flag[i] and i not in prob
+                if free and (k == 1 or all(st[d] >= COVERED for d in self.neighbours(i))):
+                    self._scan[k] = i
+                    return i
+                i += 1
+            self._scan[k] = i
+        return None
+
+    def safest(self) -> tuple[int, float] | None:
+        """The frontier cell with the lowest chance of a mine, and that chance."""
+        heap, st, mine, safe_flag, prob = self._heap, self.st, self.mine, self.known_safe, self.prob
+        while heap:
+            p, c = heap[0]
+            if st[c] == COVERED and not mine[c] and not safe_flag[c] and prob.get(c) == p:
+                return c, p
+            heapq.heappop(heap)
+        return None
