@@ -296,8 +296,9 @@ def test_oversized_bodies_and_pastes_are_refused(client: TestClient) -> None:
 def test_analysis_board_reads_probabilities_and_exports() -> None:
     client = TestClient(create_app())
     r = client.post("/api/analyze", json={"text": "5x3x3\n1HHHH\nHHHHH\nHHHHH\n"}).json()
-    probs = {(a, b): p for a, b, p in r["probabilities"]}
-    assert probs[(0, 1)] == round(1 / 3, 4) and probs[(0, 4)] == round(2 / 11, 4)
+    probs = r["probabilities"]
+    assert len(probs) == 15 and probs[0] is None
+    assert probs[1] == 333 and probs[4] == 182  # 1/3 and 2/11, in thousandths
     assert r["solutions"] == "165" and r["text"] == "5x3x3\n1HHHH\nHHHHH\nHHHHH\n"
     assert r["mbf"] is None and "0 of 3" in r["mbf_note"]
     # the mine count overrides; a position that fixes every mine exports as MBF

@@ -114,6 +114,13 @@ function drawBoard(el, rows, o = {}) {
   }
 }
 
+// probabilities come as thousandths per cell, row-major (null: open)
+function probMap(permille, width) {
+  const m = new Map();
+  permille.forEach((v, i) => { if (v !== null) m.set(key(Math.floor(i / width), i % width), v / 1000); });
+  return m;
+}
+
 function eventCell(ev) {
   const t = ev.target.closest(".cell");
   return t ? [Number(t.dataset.r), Number(t.dataset.c)] : null;
@@ -152,9 +159,7 @@ function overlay() {
       o.wrongFlags = new Set(h.wrong_flags.map(([r, c]) => key(r, c)));
       o.best = h.best && h.best.cell ? key(...h.best.cell) : null;
     }
-    if (probsOn() && h.probabilities) {
-      o.probs = new Map(h.probabilities.map(([r, c, p]) => [key(r, c), p]));
-    }
+    if (probsOn() && h.probabilities) o.probs = probMap(h.probabilities, v.width);
   }
   return o;
 }
@@ -453,7 +458,7 @@ function anOverlay() {
     o.safe = new Set(res.safe.map(([r, c]) => key(r, c)));
     o.mines = new Set(res.mines_found.map(([r, c]) => key(r, c)));
     o.wrongFlags = new Set((res.wrong_flags || []).map(([r, c]) => key(r, c)));
-    o.probs = new Map(res.probabilities.map(([r, c, p]) => [key(r, c), p]));
+    o.probs = probMap(res.probabilities, an.width);
     o.best = res.best && res.best.cell ? key(...res.best.cell) : null;
   }
   return o;
