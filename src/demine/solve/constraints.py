@@ -12,9 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import ne
 
 from demine.errors import InconsistentPosition, InputError
 from demine.position import COVERED, FLAG, Position
+
+# byte tables: state -> 1 when the state is of the kind (for itertools.compress masks)
+_IS_COVERED = bytes(1 if v == COVERED else 0 for v in range(256))
+_IS_FLAG = bytes(1 if v == FLAG else 0 for v in range(256))
+_IS_HIDDEN = bytes(1 if v in (COVERED, FLAG) else 0 for v in range(256))
 
 
 @dataclass(slots=True)
@@ -78,9 +85,10 @@ def _finish(
     """The System of a position, given its constraints (in cell order)."""
     states = position.states
     width = position.width
-    unknown_state = (COVERED,) if trust_flags else (COVERED, FLAG)
-    unknown = [i for i, v in enumerate(states) if v in unknown_state]
-    known = frozenset(i for i, v in enumerate(states) if v == FLAG) if trust_flags else frozenset()
+    # cells picked by a byte mask at C speed (this runs at every decision of a game)
+    cells = range(len(states))
+    unknown = list(compress(cells, states.translate(_IS_COVERED if trust_flags else _IS_HIDDEN)))
+    known = frozenset(compress(cells, states.translate(_IS_FLAG))) if trust_flags else frozenset()
 
     def describe(cell: int) -> str:
         r, c = divmod(cell, width)
@@ -147,7 +155,7 @@ class SystemTracker:
                 cells = range(position.cells)
             else:
                 old = self._states
-                changed = [i for i, (a, b) in enumerate(zip(old, st, strict=True)) if a != b]
+                changed = list(compress(range(len(st)), map(ne, old, st)))
                 touched: set[int] = set(changed)
                 for c in changed:
                     touched.update(geo.neighbours(c))

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import heapq
 from fractions import Fraction
+from itertools import compress
+from operator import ne
 
 from demine.errors import InconsistentPosition
 from demine.position import COVERED, FLAG, Position
@@ -84,11 +86,10 @@ class LocalEngine:
         st = self.st
         for lo in range(0, self.n, BLOCK):
             hi = lo + BLOCK
-            if new[lo:hi] != st[lo:hi]:
-                for c in range(lo, min(hi, self.n)):
-                    v = new[c]
-                    if v != st[c]:
-                        self._change(c, v)
+            a, b = new[lo:hi], st[lo:hi]
+            if a != b:
+                for c in compress(range(lo, lo + len(a)), map(ne, a, b)):
+                    self._change(c, new[c])
         self._rule()
 
     def _change(self, c: int, v: int) -> None:

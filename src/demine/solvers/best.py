@@ -26,10 +26,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal
+from functools import lru_cache
+from operator import itemgetter
+from typing import Any, Literal
 
 from demine.errors import InconsistentPosition
 from demine.game import Move
+from demine.grid import geometry
 from demine.position import COVERED, FLAG, Position
 from demine.solve import Analysis, Limit, analyze
 from demine.solve.constraints import System, SystemTracker
@@ -37,7 +40,6 @@ from demine.solve.enumerate import enumerate_layouts
 from demine.solve.exact import solve_system
 from demine.solve.local import LocalEngine
 from demine.solvers.base import Decision
-from demine.solvers.common import trivially_decided
 
 MoveReason = Literal["safe", "safest", "look-ahead", "endgame", "50-50"]
 
@@ -84,10 +86,34 @@ class BestMove:
         return 1.0 - self.mine_probability
 
 
-def _zero_chance_key(position: Position, cell: int) -> int:
-    """Fewer covered or flagged neighbours: more likely to be a zero (and open an area)."""
-    st = position.states
-    return sum(1 for d in position.geometry.neighbours(cell) if st[d] >= COVERED)
+_HIDDEN = bytes(1 if v >= COVERED else 0 for v in range(256))
+
+
+@lru_cache(maxsize=8)
+def _neighbour_getters(width: int, height: int) -> tuple[Callable[[bytes], Any], ...]:
+    """Per cell, a C-level getter of its neighbours' bytes (for counting them fast); a cell with
+    fewer than two neighbours gets a slice, so every getter returns something ``sum`` can add."""
+    nb = geometry(width, height).neighbours
+    out: list[Callable[[bytes], Any]] = []
+    for c in range(width * height):
+        cells = nb(c)
+        if len(cells) >= 2:
+            out.append(itemgetter(*cells))
+        else:
+            out.append(itemgetter(slice(cells[0], cells[0] + 1) if cells else slice(0, 0)))
+    return tuple(out)
+
+
+def _zero_chance_keys(position: Position) -> Callable[[int], int]:
+    """A cell's count of covered or flagged neighbours in ``position``: fewer, more likely to be a
+    zero (and open an area). The count for many cells, the board's mask made once."""
+    if position.cells > 65536:
+        st = position.states
+        nb = position.geometry.neighbours
+        return lambda c: sum(1 for d in nb(c) if st[d] >= COVERED)
+    getters = _neighbour_getters(position.width, position.height)
+    hidden = position.states.translate(_HIDDEN)
+    return lambda c: sum(getters[c](hidden))
 
 
 def _off_frontier(position: Position, cell: int) -> bool:
@@ -186,15 +212,16 @@ def look_ahead(position: Position, a: Analysis, limit: Limit) -> BestMove | None
     prob = {c: prob_of(c) for c in covered}
     best_p = a.min_probability()
     floor = (1 - best_p) * Fraction(CANDIDATE_SHARE)
+    zero_key = _zero_chance_keys(position)
     frontier = sorted(
         (c for c in covered if not _off_frontier(position, c) and 1 - prob[c] >= floor),
-        key=lambda c: (prob[c], _zero_chance_key(position, c), c),
+        key=lambda c: (prob[c], zero_key(c), c),
     )[:MAX_CANDIDATES]
     off = sorted(
         (c for c in covered if _off_frontier(position, c) and 1 - prob[c] >= floor),
-        key=lambda c: (_zero_chance_key(position, c), c),
+        key=lambda c: (zero_key(c), c),
     )[:MAX_OFF_CANDIDATES]
-    candidates = sorted(frontier + off, key=lambda c: (prob[c], _zero_chance_key(position, c), c))
+    candidates = sorted(frontier + off, key=lambda c: (prob[c], zero_key(c), c))
     if len(candidates) == 1:
         c = candidates[0]
         return BestMove(Move("reveal", c), "safest", float(prob[c]))
@@ -407,18 +434,48 @@ def best_move(position: Position, limit: Limit | None = None, analysis: Analysis
     return safest_move(position, a)
 
 
-def _quick_safe(position: Position, tracker: SystemTracker) -> tuple[Decision | None, System | None]:
+class Follower:
+    """What a player keeps between the positions of one game: a :class:`LocalEngine` for the
+    number rule (work in proportion to what changed) and a :class:`SystemTracker` for the full
+    count's constraint system. A position that does not follow the last one starts them over."""
+
+    def __init__(self) -> None:
+        self.tracker = SystemTracker()
+        self.local: LocalEngine | None = None
+
+    def engine(self, position: Position) -> LocalEngine:
+        """The engine, up to date with ``position`` (raises InconsistentPosition if it is)."""
+        eng = self.local
+        shape = (position.width, position.height, position.mines)
+        if eng is not None and (eng.width, eng.height, eng.total) == shape:
+            try:
+                eng.update(position)
+                return eng
+            except InconsistentPosition:
+                pass  # not a later position of the same game
+        self.local = None
+        eng = LocalEngine(*shape)
+        eng.update(position)
+        self.local = eng
+        return eng
+
+
+def _quick_safe(position: Position, follower: Follower) -> Decision | None:
     """Open what single numbers prove safe, without the full count, and flag the mines they
     prove (the player's own flags are proven, so trusting them is sound; they keep the numbers
-    around them out of later work). See :func:`~demine.solvers.common.trivially_decided`."""
+    around them out of later work). The number rule to a fixed point, as
+    :func:`~demine.solvers.common.trivially_decided` computes it, kept up to date move by move."""
     try:
-        safe, mines, system = trivially_decided(position, tracker)
+        eng = follower.engine(position)
     except InconsistentPosition:
-        return None, None  # let the full analysis report it
-    if not safe:
-        return None, system
+        return None  # let the full analysis report it
+    if not eng.safe:
+        return None
+    st = position.states
+    safe = sorted(eng.safe)
+    mines = sorted(c for c in eng.mines if st[c] == COVERED)
     moves = [Move("reveal", c) for c in safe] + [Move("flag", c) for c in mines]
-    return Decision(moves, reason="safe", mine_probability=0.0, forced=len(safe) + len(mines)), system
+    return Decision(moves, reason="safe", mine_probability=0.0, forced=len(safe) + len(mines))
 
 
 def _flags_for(a: Analysis) -> list[Move]:
@@ -427,13 +484,17 @@ def _flags_for(a: Analysis) -> list[Move]:
 
 
 def _decide(
-    position: Position, limit: Limit, guess: Callable[[Analysis], BestMove], tracker: SystemTracker
+    position: Position, limit: Limit, guess: Callable[[Analysis], BestMove], follower: Follower
 ) -> Decision:
     """The shared turn of ``best`` and ``fast``: what single numbers prove, else the full
     analysis's safe cells, else ``guess``; proven mines are flagged along the way."""
-    quick, system = _quick_safe(position, tracker)
+    quick = _quick_safe(position, follower)
     if quick is not None:
         return quick
+    try:
+        system: System | None = follower.tracker.system(position)
+    except InconsistentPosition:
+        system = None  # the full analysis reports it
     a = analyze(position, limit=limit) if system is None else solve_system(system, limit)
     flags = _flags_for(a)
     if a.safe:
@@ -457,7 +518,8 @@ def safest_move(position: Position, a: Analysis) -> BestMove:
     """The lowest-probability covered cell, ties toward the cell most likely to be a zero."""
     st = position.states
     tied = [c for c in a.safest() if st[c] == COVERED] or [c for c in a.unknown if st[c] == COVERED]
-    c = min(tied, key=lambda c: (_zero_chance_key(position, c), c))
+    zero_key = _zero_chance_keys(position)
+    c = min(tied, key=lambda c: (zero_key(c), c))
     return BestMove(Move("reveal", c), "safest", a.p(c))
 
 
@@ -468,11 +530,11 @@ class BestPlayer:
 
     def __init__(self, limit: Limit = DEFAULT_LIMIT) -> None:
         self.limit = limit
-        self.tracker = SystemTracker()
+        self.follower = Follower()
 
     def decide(self, position: Position, rng: random.Random) -> Decision:
         """Open every safe cell, or play :func:`best_move`."""
-        return _decide(position, self.limit, lambda a: best_move(position, self.limit, a), self.tracker)
+        return _decide(position, self.limit, lambda a: best_move(position, self.limit, a), self.follower)
 
 
 class FastPlayer:
@@ -481,31 +543,17 @@ class FastPlayer:
     name = "fast"
 
     def __init__(self) -> None:
-        self.tracker = SystemTracker()
-        self.local: LocalEngine | None = None
+        self.follower = Follower()
 
     def decide(self, position: Position, rng: random.Random) -> Decision:
         """Open every safe cell, or the safest cell most likely to be a zero. Boards of more than
         :data:`LOCAL_CELLS` cells are followed incrementally (:func:`local_decide`)."""
         if position.cells > LOCAL_CELLS:
             return self._local_decide(position)
-        return _decide(position, DEFAULT_LIMIT, lambda a: safest_move(position, a), self.tracker)
+        return _decide(position, DEFAULT_LIMIT, lambda a: safest_move(position, a), self.follower)
 
     def _local_decide(self, position: Position) -> Decision:
-        eng = self.local
-        if eng is None or (eng.width, eng.height, eng.total) != (
-            position.width,
-            position.height,
-            position.mines,
-        ):
-            eng = self.local = LocalEngine(position.width, position.height, position.mines)
-        try:
-            eng.update(position)
-        except InconsistentPosition:
-            # not a later position of the same game: start over from this one
-            eng = self.local = LocalEngine(position.width, position.height, position.mines)
-            eng.update(position)
-        return local_decide(eng)
+        return local_decide(self.follower.engine(position))
 
 
 def local_decide(eng: LocalEngine) -> Decision:
