@@ -101,11 +101,15 @@ def test_nothing_about_the_layout_leaves_before_the_end(client: TestClient) -> N
     assert final["bbbv"] == game.bbbv()
 
 
-def test_hints_ignore_the_players_flags_and_report_wrong_ones(client: TestClient) -> None:
-    v = new(client, preset="beginner", rule="zero", seed="7")
-    gid = v["id"]
+def opened(client: TestClient) -> tuple[str, dict[str, Any]]:
+    """Beginner, zero rule, seed 7, opened at (2,2): the game's id and its hints."""
+    gid = new(client, preset="beginner", rule="zero", seed="7")["id"]
     client.post(f"/api/games/{gid}/moves", json={"kind": "reveal", "row": 2, "col": 2})
-    before = client.get(f"/api/games/{gid}/hints").json()
+    return gid, client.get(f"/api/games/{gid}/hints").json()
+
+
+def test_hints_ignore_the_players_flags_and_report_wrong_ones(client: TestClient) -> None:
+    gid, before = opened(client)
     safe = before["safe"][0]
     client.post(
         f"/api/games/{gid}/moves", json={"kind": "flag", "row": safe[0], "col": safe[1]}
@@ -148,10 +152,7 @@ def test_hint_shows_a_safe_move_with_its_reason_else_the_best_guess(client: Test
 
 
 def test_flag_chord_and_counters(client: TestClient) -> None:
-    v = new(client, preset="beginner", rule="zero", seed="7")
-    gid = v["id"]
-    client.post(f"/api/games/{gid}/moves", json={"kind": "reveal", "row": 2, "col": 2})
-    h = client.get(f"/api/games/{gid}/hints").json()
+    gid, h = opened(client)
     mine = h["mines"][0]
     v = client.post(f"/api/games/{gid}/moves", json={"kind": "flag", "row": mine[0], "col": mine[1]}).json()
     assert v["flags"] == 1 and v["mines_left"] == 9

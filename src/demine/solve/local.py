@@ -113,14 +113,11 @@ class LocalEngine:
             self.known_safe[c] = 0
             self.safe.discard(c)
         else:
-            self.unknown -= 1
+            self._settle(c)
             for d in nb:
                 if st[d] < COVERED:
                     self.unk[d] -= 1
                     self._dirty.add(d)
-        p = self.prob.pop(c, None)
-        if p is not None:
-            self._drop_prob(p)
         mines = unknown = 0
         for d in nb:
             if self.mine[d]:
@@ -133,13 +130,17 @@ class LocalEngine:
         self.unk[c] = unknown
         self._dirty.add(c)
 
-    def _mark_mine(self, c: int) -> None:
-        self.mine[c] = 1
-        self.mines.add(c)
+    def _settle(self, c: int) -> None:
+        """``c`` is no longer unknown: drop it from the count and the frontier's expectation."""
         self.unknown -= 1
         p = self.prob.pop(c, None)
         if p is not None:
-            self._drop_prob(p)
+            self._prob_sum -= p
+
+    def _mark_mine(self, c: int) -> None:
+        self.mine[c] = 1
+        self.mines.add(c)
+        self._settle(c)
         st, need, unk = self.st, self.need, self.unk
         for d in self.neighbours(c):
             if st[d] < COVERED:
@@ -152,18 +153,12 @@ class LocalEngine:
     def _mark_safe(self, c: int) -> None:
         self.known_safe[c] = 1
         self.safe.add(c)
-        self.unknown -= 1
-        p = self.prob.pop(c, None)
-        if p is not None:
-            self._drop_prob(p)
+        self._settle(c)
         st, unk = self.st, self.unk
         for d in self.neighbours(c):
             if st[d] < COVERED:
                 unk[d] -= 1
                 self._dirty.add(d)
-
-    def _drop_prob(self, p: float) -> None:
-        self._prob_sum -= p
 
     def _rule(self) -> None:
         """The number rule from the worklist of changed numbers, to a fixed point."""
