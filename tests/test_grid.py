@@ -81,3 +81,14 @@ def test_default_start_cells_follow_the_field() -> None:
         parse_cell("16,0", 30, 16)
     with pytest.raises(SizeError, match="not a cell"):
         parse_cell("a,b", 30, 16)
+
+
+def test_neighbours_computed_on_demand_equal_the_table() -> None:
+    """Boards too big for a table compute neighbours per call (with a fast path inside the board);
+    on boards that have a table both ways must agree, edges and corners included."""
+    from demine.grid import Geometry
+
+    for w, h in [(30, 16), (1, 5), (5, 1), (2, 2), (1, 1), (9, 9)]:
+        g = Geometry(w, h)
+        assert g.table() is not None
+        assert all(g._compute(c) == g.neighbours(c) for c in range(w * h))

@@ -74,6 +74,9 @@ class Geometry:
     def _compute(self, cell: int) -> tuple[int, ...]:
         w, h = self.width, self.height
         r, c = divmod(cell, w)
+        if 0 < r < h - 1 and 0 < c < w - 1:  # inside: all eight (the common case on big boards)
+            up, down = cell - w, cell + w
+            return (up - 1, up, up + 1, cell - 1, cell + 1, down - 1, down, down + 1)
         out = []
         for dr in (-1, 0, 1):
             rr = r + dr
