@@ -26,6 +26,7 @@ VARIANTS: dict[str, dict[str, Any] | None] = {
     "endgame300": {"ENDGAME_LAYOUTS": 300, "ENDGAME_NODES": 100_000},
     "endgame1000": {"ENDGAME_LAYOUTS": 1000, "ENDGAME_NODES": 200_000},
     "wide": {"CANDIDATE_SHARE": 0.8, "MAX_CANDIDATES": 12, "MAX_OFF_CANDIDATES": 4},
+    "longterm": {"LONG_TERM": True},  # outcomes that leave a forced 50/50 count half
 }
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -122,17 +122,26 @@ def _off_frontier(position: Position, cell: int) -> bool:
 
 
 # ----------------------------------------------------------------------------- 50/50s
-def forced_fifty(position: Position, a: Analysis) -> int | None:
+def forced_fifty(position: Position, a: Analysis, around: int | None = None) -> int | None:
     """A cell of a forced 50/50, or None.
 
     Two covered cells ``x``, ``y`` form one when some revealed number has exactly them as its
     unknown neighbours and needs one more mine, and every other neighbour of ``x`` and ``y`` is
     revealed or a known mine: no cell left to open can ever show a number that tells them apart.
+    With ``around``, only numbers within three cells of it are looked at (a 50/50 that opening
+    ``around`` could have made lies there).
     """
     st = position.states
     geo = position.geometry
     known_mine = a.mines | a.known_mines
-    for cell in range(position.cells):
+    if around is None:
+        scan: Iterable[int] = range(position.cells)
+    else:
+        r0, c0 = divmod(around, position.width)
+        rows = range(max(0, r0 - 3), min(position.height, r0 + 4))
+        cols = range(max(0, c0 - 3), min(position.width, c0 + 4))
+        scan = [r * position.width + c for r in rows for c in cols]
+    for cell in scan:
         v = st[cell]
         if v >= COVERED:
             continue
@@ -163,23 +172,25 @@ def forced_fifty(position: Position, a: Analysis) -> int | None:
 
 
 # ----------------------------------------------------------------------------- look-ahead
-def _outcomes(position: Position, cell: int, limit: Limit) -> list[tuple[int, Analysis]]:
-    """For each number ``cell`` could show: the count of layouts and the analysis afterwards
-    (an approximate analysis, past the budget, is kept with its count 1 so callers can tell)."""
+def _outcomes(position: Position, cell: int, limit: Limit) -> list[tuple[int, Analysis, Position]]:
+    """For each number ``cell`` could show: the count of layouts, the analysis afterwards and the
+    position (an approximate analysis, past the budget, is kept with its count 1 so callers can
+    tell)."""
     st = position.states
     nb = position.geometry.neighbours(cell)
     flags = sum(1 for d in nb if st[d] == FLAG)
     covered = sum(1 for d in nb if st[d] == COVERED)
     out = []
     for v in range(flags, flags + covered + 1):
+        after = position.with_state(cell, v)
         try:
-            a = analyze(position.with_state(cell, v), limit=limit)
+            a = analyze(after, limit=limit)
         except InconsistentPosition:
             continue
         if a.approximate:
-            out.append((1, a))
+            out.append((1, a, after))
         elif a.solutions:
-            out.append((a.solutions, a))
+            out.append((a.solutions, a, after))
     return out
 
 
@@ -257,6 +268,17 @@ SCORE = "two"
 PROGRESS_WEIGHT = Fraction(1, 5)
 
 
+#: Long-term risk: an outcome that leaves a forced 50/50 near the candidate (one no later move can
+#: resolve) is worth half, since that coin will have to be tossed.
+LONG_TERM = False
+
+
+def _long_term(after: Position, a: Analysis, cell: int) -> Fraction:
+    if LONG_TERM and forced_fifty(after, a, around=cell) is not None:
+        return Fraction(1, 2)
+    return Fraction(1)
+
+
 def _score(safe_c: Fraction, next_safety: Fraction, progress: Fraction) -> Fraction:
     if SCORE == "progress":
         return safe_c * (1 + PROGRESS_WEIGHT * progress)
@@ -274,9 +296,9 @@ def _outcomes_pruned(
     chance a safe cell appears), or None when an analysis ran past its budget or the candidate
     cannot beat ``beat`` any more."""
     found = _outcomes(position, cell, limit)
-    if any(o.approximate for _, o in found):
+    if any(o.approximate for _, o, _ in found):
         return None
-    outs = [(n, _best_safety(o)) for n, o in found]
+    outs = [(n, _best_safety(o) * _long_term(after, o, cell)) for n, o, after in found]
     total = sum(n for n, _ in outs)
     if not total:
         return None
