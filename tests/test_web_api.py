@@ -317,3 +317,12 @@ def test_the_page_and_its_assets_are_served_with_a_strict_policy(client: TestCli
     assert "default-src 'self'" in r.headers["content-security-policy"]
     for asset in ("app.js", "style.css", "favicon.svg"):
         assert client.get(f"/static/{asset}").status_code == 200
+
+
+def test_analysis_board_trusts_flags_only_when_asked(client: TestClient) -> None:
+    doubted = client.post("/api/analyze", json={"text": "3x1x1\nF1H"}).json()
+    assert doubted["safe"] == [] and doubted["probabilities"] == [500, None, 500]
+    assert doubted["mbf"] is None
+    trusted = client.post("/api/analyze", json={"text": "3x1x1\nF1H", "trust_flags": True}).json()
+    assert trusted["safe"] == [[0, 2]] and trusted["wrong_flags"] == []
+    assert trusted["mbf"] == "AwEAAQAA"  # the flag is the layout's one mine, at x=0, y=0

@@ -86,14 +86,17 @@ def unflagged(position: Position) -> Position:
 
 
 # ---------------------------------------------------------------------------- hints
-def hints(position: Position, *, probabilities: bool = True, guess: bool = True) -> dict[str, Any]:
+def hints(
+    position: Position, *, probabilities: bool = True, guess: bool = True, trust_flags: bool = False
+) -> dict[str, Any]:
     """What logic says about a position, for the page: safe cells, mines, flags proven wrong,
     the reason for each, probabilities, and the best guess when nothing is safe.
 
-    Computed on :func:`unflagged` ``position``, so the player's flags never change a hint.
+    Computed on :func:`unflagged` ``position``, so the player's flags never change a hint, unless
+    ``trust_flags`` (the analysis board's choice): then flags are mines.
     """
     w = position.width
-    plain = unflagged(position)
+    plain = position if trust_flags else unflagged(position)
     st = position.states
     out: dict[str, Any] = {"safe": [], "mines": [], "wrong_flags": [], "reasons": {}, "best": None}
     try:
@@ -179,38 +182,23 @@ def analysis_board(text: str, mines: int | None = None, trust_flags: bool = Fals
         "text": p.to_text(),
         "rows": _rows(p),
     }
+    h = hints(p, trust_flags=trust_flags)
+    if "error" in h:
+        out["error"] = h["error"]
+        return out
+    out.update(
+        safe=h["safe"],
+        mines_found=h["mines"],
+        wrong_flags=h["wrong_flags"],
+        probabilities=h["probabilities"],
+        approximate=h["approximate"],
+        solutions=h["solutions"],
+        reasons=h["reasons"],
+        best=h["best"],
+    )
+    known = {r * w + c for r, c in h["mines"]}
     if trust_flags:
-        try:
-            a = analyze(p, limit=HINT_LIMIT)
-        except InconsistentPosition as e:
-            out["error"] = str(e)
-            return out
-        out["safe"] = [_rc(w, c) for c in sorted(a.safe)]
-        out["mines_found"] = [_rc(w, c) for c in sorted(a.mines)]
-        out["probabilities"] = permille(p.cells, a)
-        out["approximate"] = a.approximate
-        out["solutions"] = None if a.solutions is None else str(a.solutions)
-        known = set(a.known_mines) | set(a.mines)
-        out["reasons"] = {
-            f"{c // w},{c % w}": {"text": describe_reason(p, c, a), "numbers": [_rc(w, n) for n in r.numbers]}
-            for c, r in a.reasons.items()
-        }
-    else:
-        h = hints(p)
-        if "error" in h:
-            out["error"] = h["error"]
-            return out
-        out.update(
-            safe=h["safe"],
-            mines_found=h["mines"],
-            wrong_flags=h["wrong_flags"],
-            probabilities=h["probabilities"],
-            approximate=h["approximate"],
-            solutions=h["solutions"],
-            reasons=h["reasons"],
-            best=h["best"],
-        )
-        known = {r * w + c for r, c in h["mines"]}
+        known.update(p.flagged_cells())
     out["mbf"] = None
     if p.mines is None:
         out["mbf_note"] = "MBF holds a whole layout: give the mine count"
