@@ -6,6 +6,7 @@ Skipped when Playwright or ``/usr/bin/chromium`` is missing, unless ``DEMINE_REQ
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -220,3 +221,74 @@ def test_analysis_board_reads_probabilities(page: Page, server: str) -> None:
     expect(page.locator("#an-text")).to_have_value("5x3x3\n1HHHH\nHHHHH\nHHHH0\n")
     expect(cell(page, "an-board", 1, 3)).to_contain_class("hint-safe")
     assert bg(cell(page, "an-board", 1, 3)) == SAFE_GREEN
+
+
+def test_middle_click_chords_and_a_lost_game_shows_the_mine(page: Page, server: str) -> None:
+    start_game(page, server, "beginner", "zero", "7")
+    cell(page, "board", 2, 2).click()
+    page.check("#hints-toggle")
+    expect(page.locator("#board .cell.hint-mine").first).to_be_visible()
+    # flag the mine at (0,2), then middle-click the 1 at (1,2) it satisfies: the chord opens (0,1)
+    cell(page, "board", 0, 2).click(button="right")
+    expect(cell(page, "board", 0, 2)).to_contain_class("flag")
+    expect(cell(page, "board", 0, 1)).not_to_contain_class("open")
+    cell(page, "board", 1, 2).click(button="middle")
+    expect(cell(page, "board", 0, 1)).to_contain_class("open")
+    # a left click on a satisfied number chords too: flag (6,1), click the 1 at (7,1), (6,0) opens
+    cell(page, "board", 6, 1).click(button="right")
+    expect(cell(page, "board", 6, 1)).to_contain_class("flag")
+    cell(page, "board", 7, 1).click()
+    expect(cell(page, "board", 6, 0)).to_contain_class("open")
+    # open a proven mine: the game is lost, the mine hit is shown, the layout revealed
+    mine = page.locator("#board .cell.hint-mine").first
+    r, c = int(mine.get_attribute("data-r") or 0), int(mine.get_attribute("data-c") or 0)
+    mine.click()
+    expect(page.locator("#face")).to_have_text("lost")
+    expect(cell(page, "board", r, c)).to_contain_class("exploded")
+    assert page.locator("#board .cell.mine-shown").count() == 10 - 2  # the flagged mines keep their flags
+    expect(page.locator("#result")).to_contain_text("Lost")
+
+
+def test_a_finished_game_downloads_its_record_and_mbf(page: Page, server: str) -> None:
+    start_game(page, server, "beginner", "zero", "11")
+    for _ in range(60):
+        if page.locator("#face").inner_text() != "playing":
+            break
+        page.click("#hint-btn")
+        page.locator("#board .cell.pick").click()
+        expect(page.locator("#board .cell.pick")).to_have_count(0)
+    expect(page.locator("#end")).to_be_visible()
+    with page.expect_download() as dl:
+        page.click("#export-record")
+    record = json.loads(Path(dl.value.path()).read_text())
+    assert record["width"] == 9 and len(record["mine_cells"]) == 10 and record["moves"]
+    with page.expect_download() as dl:
+        page.click("#export-mbf")
+    mbf = Path(dl.value.path()).read_bytes()
+    assert mbf[:4] == bytes([9, 9, 0, 10]) and len(mbf) == 4 + 2 * 10
+
+
+def test_analysis_board_exports_text_and_explains_mbf(page: Page, server: str) -> None:
+    page.goto(server + "/")
+    page.click("#tab-analyse")
+    page.fill("#an-w", "3")
+    page.fill("#an-h", "1")
+    page.click("#an-blank")
+    cell(page, "an-board", 0, 0).click()
+    page.keyboard.press("1")
+    page.fill("#an-mines", "1")
+    page.click("#an-run")
+    expect(cell(page, "an-board", 0, 1)).to_contain_class("hint-mine")  # the 1 sees only (0,1)
+    expect(cell(page, "an-board", 0, 2)).to_contain_class("hint-safe")  # the mine count does the rest
+    with page.expect_download() as dl:
+        page.click("#an-export-text")
+    assert Path(dl.value.path()).read_text() == "3x1x1\n1HH\n"
+    # every mine is fixed here, so MBF exports the layout
+    with page.expect_download() as dl:
+        page.click("#an-export-mbf")
+    assert Path(dl.value.path()).read_bytes() == bytes([3, 1, 0, 1, 1, 0])
+    # with the number taken away nothing is fixed: the page says why there is no MBF
+    cell(page, "an-board", 0, 0).click()
+    page.keyboard.press("h")
+    page.click("#an-export-mbf")
+    expect(page.locator("#an-result")).to_contain_text("places 0 of 1 mines")
