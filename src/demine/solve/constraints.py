@@ -16,12 +16,7 @@ from itertools import compress
 from operator import ne
 
 from demine.errors import InconsistentPosition, InputError
-from demine.position import COVERED, FLAG, Position
-
-# byte tables: state -> 1 when the state is of the kind (for itertools.compress masks)
-_IS_COVERED = bytes(1 if v == COVERED else 0 for v in range(256))
-_IS_FLAG = bytes(1 if v == FLAG else 0 for v in range(256))
-_IS_HIDDEN = bytes(1 if v in (COVERED, FLAG) else 0 for v in range(256))
+from demine.position import COVERED, COVERED_MASK, FLAG, FLAG_MASK, HIDDEN_MASK, Position
 
 
 @dataclass(slots=True)
@@ -87,8 +82,8 @@ def _finish(
     width = position.width
     # cells picked by a byte mask at C speed (this runs at every decision of a game)
     cells = range(len(states))
-    unknown = list(compress(cells, states.translate(_IS_COVERED if trust_flags else _IS_HIDDEN)))
-    known = frozenset(compress(cells, states.translate(_IS_FLAG))) if trust_flags else frozenset()
+    unknown = list(compress(cells, states.translate(COVERED_MASK if trust_flags else HIDDEN_MASK)))
+    known = frozenset(compress(cells, states.translate(FLAG_MASK))) if trust_flags else frozenset()
 
     def describe(cell: int) -> str:
         r, c = divmod(cell, width)

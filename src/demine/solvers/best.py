@@ -33,7 +33,7 @@ from typing import Any, Literal
 from demine.errors import InconsistentPosition
 from demine.game import Move
 from demine.grid import geometry
-from demine.position import COVERED, FLAG, Position
+from demine.position import COVERED, FLAG, HIDDEN_MASK, Position
 from demine.solve import Analysis, Limit, analyze
 from demine.solve.constraints import System, SystemTracker
 from demine.solve.enumerate import enumerate_layouts
@@ -86,9 +86,6 @@ class BestMove:
         return 1.0 - self.mine_probability
 
 
-_HIDDEN = bytes(1 if v >= COVERED else 0 for v in range(256))
-
-
 @lru_cache(maxsize=8)
 def _neighbour_getters(width: int, height: int) -> tuple[Callable[[bytes], Any], ...]:
     """Per cell, a C-level getter of its neighbours' bytes (for counting them fast); a cell with
@@ -112,7 +109,7 @@ def _zero_chance_keys(position: Position) -> Callable[[int], int]:
         nb = position.geometry.neighbours
         return lambda c: sum(1 for d in nb(c) if st[d] >= COVERED)
     getters = _neighbour_getters(position.width, position.height)
-    hidden = position.states.translate(_HIDDEN)
+    hidden = position.states.translate(HIDDEN_MASK)
     return lambda c: sum(getters[c](hidden))
 
 
@@ -485,8 +482,9 @@ class Follower:
 def _quick_safe(position: Position, follower: Follower) -> Decision | None:
     """Open what single numbers prove safe, without the full count, and flag the mines they
     prove (the player's own flags are proven, so trusting them is sound; they keep the numbers
-    around them out of later work). The number rule to a fixed point, as
-    :func:`~demine.solvers.common.trivially_decided` computes it, kept up to date move by move."""
+    around them out of later work). The number rule to a fixed point, kept up to date move by
+    move by the follower's :class:`LocalEngine`. Revealing provably safe cells in any batches leads
+    to the same guess points, so this changes speed, never a game's outcome."""
     try:
         eng = follower.engine(position)
     except InconsistentPosition:

@@ -9,7 +9,6 @@ from math import comb
 
 from demine.game import Move
 from demine.position import FLAG, Position
-from demine.solve.constraints import System, SystemTracker
 from demine.solvers.base import Decision
 
 
@@ -32,27 +31,6 @@ def proven_moves(
         mine_probability=0.0 if safe_cells else None,
         forced=len(safe_cells) + len(new_mines),
     )
-
-
-def trivially_decided(
-    position: Position, tracker: SystemTracker | None = None
-) -> tuple[list[int], list[int], System]:
-    """Covered cells that single numbers prove safe, and unflagged cells they prove mines
-    (the number rule, to a fixed point), and the constraint system (for a full analysis next).
-    A ``tracker`` keeps the system up to date between positions of one game.
-
-    Cheap next to a full count: players open these first and count only when none are left.
-    Revealing provably safe cells in any batches leads to the same guess points, so this
-    changes speed, never a game's outcome."""
-    from demine.solve.constraints import position_system
-    from demine.solve.rules import Propagator
-
-    system = tracker.system(position) if tracker is not None else position_system(position, trust_flags=True)
-    prop = Propagator(system.constraints, system.describe, system.flag_note)
-    prop.run_numbers()
-    safe = sorted(c for c, v in prop.decided.items() if v == 0)
-    mines = sorted(c for c, v in prop.decided.items() if v == 1)
-    return safe, mines, system
 
 
 def lowest(position: Position, prob: Mapping[int, Fraction | float], default: Fraction | float) -> int:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from demine.errors import DemineError, IllegalMove, InconsistentPosition, InputError, SizeError
-from demine.formats import Board, board_to_mbf
+from demine.formats import Board, GameRecord, board_to_mbf
 from demine.game import MOVE_KINDS, Game, Move
 from demine.grid import PRESETS, RULES, check_mines, default_start
 from demine.position import COVERED, FLAG, Position
@@ -538,14 +538,11 @@ class Service:
                 raise Conflict("the game is still being played; a replay opens when it ends")
             if not (0 <= k <= len(g.moves)):
                 raise InputError(f"move {k} is out of range: this game has {len(g.moves)} moves")
-            row = s.stored()
-        frame = Game.from_layout(g.width, g.height, row.layout or [], rule=g.rule)
-        for kind, cell in row.moves[:k]:
-            frame.play(Move(kind, cell))  # type: ignore[arg-type]
-        v = s.view(frame, final=True)
+            record = GameRecord.from_game(g)  # a game that is over has its layout
+        v = s.view(record.replay(k), final=True)
         v["move"] = k
-        last = row.moves[k - 1] if k else None
-        v["last"] = None if last is None else {"kind": last[0], "cell": _rc(g.width, last[1])}
+        last = record.moves[k - 1] if k else None
+        v["last"] = None if last is None else {"kind": last.kind, "cell": _rc(g.width, last.cell)}
         return v
 
     def export(self, game_id: str) -> dict[str, Any]:
@@ -554,13 +551,10 @@ class Service:
             g = s.game
             if not g.over or not g.placed:
                 raise Conflict("the layout is shown when the game is over")
-            board = Board.from_game(g)
-        from demine.formats import GameRecord
-
-        record = GameRecord.from_game(g)
+            record = GameRecord.from_game(g)
         out: dict[str, Any] = {"record": record.to_json()}
         try:
-            out["mbf"] = base64.b64encode(board_to_mbf(board)).decode("ascii")
+            out["mbf"] = base64.b64encode(board_to_mbf(record.board)).decode("ascii")
         except DemineError:
             out["mbf"] = None
         return out
