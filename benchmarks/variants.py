@@ -27,6 +27,10 @@ VARIANTS: dict[str, dict[str, Any] | None] = {
     "endgame1000": {"ENDGAME_LAYOUTS": 1000, "ENDGAME_NODES": 200_000},
     "wide": {"CANDIDATE_SHARE": 0.8, "MAX_CANDIDATES": 12, "MAX_OFF_CANDIDATES": 4},
     "longterm": {"LONG_TERM": True},  # outcomes that leave a forced 50/50 count half
+    "ltr": {"LONG_TERM_RISK": True},  # structures that end in a coin toss (solvers/longterm.py)
+    "noltr": {"LONG_TERM_RISK": False},  # without them (on by default since they were measured)
+    "blend": {"NEXT": "blend"},  # an outcome is worth 4/5 of the best safety + 1/5 of the second
+    "ltrblend": {"LONG_TERM_RISK": True, "NEXT": "blend"},
 }
 
 

@@ -7,12 +7,16 @@
    exactly, memoised on the set of layouts still consistent, and the move with the highest chance
    of winning is played.
 3. **50-50**: a forced 50/50 (two cells holding one mine that no other cell can ever tell apart)
-   is taken at once: waiting cannot help, and further guesses before it only add risk.
+   is taken at once: waiting cannot help, and further guesses before it only add risk. So is a
+   *pseudo* 50/50 (:mod:`demine.solvers.longterm`): a cell that is a mine only in layouts where it
+   ends up in such a coin toss anyway.
 4. **look-ahead**: among the cells whose safety is close to the best, each candidate is scored by
    the chance to survive it *and* the next guess: for every number it could show, the position
    is re-analysed and the best safety afterwards is taken (1 when a safe cell appears). Candidates
    off the frontier are the ones most likely to open a zero (fewest covered neighbours). A dead
-   cell (whose number is already certain) is never preferred to a live one of equal score.
+   cell (whose number is already certain) is never preferred to a live one of equal score. A
+   candidate's own safety is its *long-term* safety: a mine there that would only decide a coin
+   toss the game must take anyway counts (nine tenths) as safe.
 5. **safest**: the lowest-probability cell, when the budget allows nothing better.
 
 ``fast`` is exact probabilities and the lowest-probability cell, ties broken toward the cell most
@@ -35,11 +39,12 @@ from demine.game import Move
 from demine.grid import geometry
 from demine.position import COVERED, FLAG, HIDDEN_MASK, Position
 from demine.solve import Analysis, Limit, analyze
-from demine.solve.constraints import System, SystemTracker
+from demine.solve.constraints import System, SystemTracker, position_system
 from demine.solve.enumerate import enumerate_layouts
 from demine.solve.exact import solve_system
 from demine.solve.local import LocalEngine
 from demine.solvers.base import Decision
+from demine.solvers.longterm import Influence
 
 MoveReason = Literal["safe", "safest", "look-ahead", "endgame", "50-50"]
 
@@ -192,19 +197,37 @@ def _outcomes(position: Position, cell: int, limit: Limit) -> list[tuple[int, An
 
 
 def _best_safety(a: Analysis) -> Fraction:
-    """The safety of the best next guess (1 when a safe cell exists)."""
+    """The safety of the best next guess (1 when a safe cell exists); with ``NEXT = "blend"``,
+    four fifths of it and one fifth of the second best cell's."""
+    if NEXT == "blend":
+        return _blended_safety(a)
     if a.safe:
         return Fraction(1)
     return 1 - a.min_probability()
 
 
-def look_ahead(position: Position, a: Analysis, limit: Limit) -> BestMove | None:
+def _blended_safety(a: Analysis) -> Fraction:
+    counts: dict[tuple[int, int], int] = {}
+    for nd in a._prob.values():
+        counts[nd] = counts.get(nd, 0) + 1
+    ranked = sorted(counts, key=lambda nd: Fraction(*nd))
+    first = ranked[0]
+    second = first if counts[first] > 1 or len(ranked) == 1 else ranked[1]
+    return 1 - (4 * Fraction(*first) + Fraction(*second)) / 5
+
+
+def look_ahead(
+    position: Position, a: Analysis, limit: Limit, influence: Influence | None = None
+) -> BestMove | None:
     """Score the candidates by the chance to survive them and the next guess.
 
     A candidate's score is ``P(safe) * sum over its numbers v of P(v | safe) * S(v)``, where
     ``S(v)`` is the best safety after it shows ``v`` (1 when a safe cell appears). Candidates are
     tried safest first, and one is dropped as soon as even a perfect rest could not beat the
-    leader (pruning)."""
+    leader (pruning).
+
+    With ``influence`` (long-term risk, :mod:`demine.solvers.longterm`), a candidate's own safety
+    is its long-term safety, and cells with long-term credit join the candidates."""
     covered = [c for c in a.unknown if position.states[c] == COVERED]
     if not covered:
         return None
@@ -229,7 +252,13 @@ def look_ahead(position: Position, a: Analysis, limit: Limit) -> BestMove | None
         (c for c in covered if _off_frontier(position, c) and 1 - prob[c] >= floor),
         key=lambda c: (zero_key(c), c),
     )[:MAX_OFF_CANDIDATES]
-    candidates = sorted(frontier + off, key=lambda c: (prob[c], zero_key(c), c))
+    chosen = frontier + off
+    safety: dict[int, Fraction] = {}
+    if influence is not None:
+        extra = [c for c in influence.influenced() if c in prob and c not in chosen]
+        chosen += [c for c in extra if influence.long_term_safety(c) >= floor]
+        safety = {c: influence.long_term_safety(c) for c in chosen}
+    candidates = sorted(chosen, key=lambda c: (prob[c], zero_key(c), c))
     if len(candidates) == 1:
         c = candidates[0]
         return BestMove(Move("reveal", c), "safest", float(prob[c]))
@@ -240,7 +269,7 @@ def look_ahead(position: Position, a: Analysis, limit: Limit) -> BestMove | None
     for c in candidates:
         if deadline is not None and time.perf_counter() > deadline:
             break
-        safe_c = 1 - prob[c]
+        safe_c = safety[c] if c in safety else 1 - prob[c]
         if best_key is not None and _score(safe_c, Fraction(1), Fraction(1)) < best_key[0]:
             continue  # even a certain next move could not beat the leader
         outs = _outcomes_pruned(position, c, sub, safe_c, None if best_key is None else best_key[0])
@@ -268,6 +297,12 @@ PROGRESS_WEIGHT = Fraction(1, 5)
 #: Long-term risk: an outcome that leaves a forced 50/50 near the candidate (one no later move can
 #: resolve) is worth half, since that coin will have to be tossed.
 LONG_TERM = False
+#: The worth of an outcome of a look-ahead guess: "best" (the best safety afterwards) or "blend"
+#: (four fifths of it and one fifth of the second best, JSMinesweeper's blended safety).
+NEXT = "best"
+#: Long-term risk from structures that end in a coin toss (:mod:`demine.solvers.longterm`): a pseudo
+#: 50/50 is played at once, and look-ahead candidates are weighed by their long-term safety.
+LONG_TERM_RISK = True
 
 
 def _long_term(after: Position, a: Analysis, cell: int) -> Fraction:
@@ -300,7 +335,7 @@ def _outcomes_pruned(
     if not total:
         return None
     weighted = sum((n * f for n, f in outs), Fraction(0))
-    progress = Fraction(sum(n for n, f in outs if f == 1), total)
+    progress = Fraction(sum(n for n, o, _ in found if o.safe), total)
     if beat is not None and _score(safe_c, weighted / total, progress) < beat:
         return None
     return total, weighted, len(outs), progress
@@ -446,8 +481,14 @@ def best_move(position: Position, limit: Limit | None = None, analysis: Analysis
         c50 = forced_fifty(position, a)
         if c50 is not None:
             return BestMove(Move("reveal", c50), "50-50", 0.5)
+        influence = None
+        if LONG_TERM_RISK and a.solutions is not None:
+            influence = Influence(position, a, position_system(position))
+            pseudo = influence.pseudo()
+            if pseudo is not None:
+                return BestMove(Move("reveal", pseudo), "50-50", a.p(pseudo))
         left = None if limit.seconds is None else max(0.05, limit.seconds - (time.perf_counter() - t0))
-        la = look_ahead(position, a, Limit(seconds=left, states=limit.states))
+        la = look_ahead(position, a, Limit(seconds=left, states=limit.states), influence)
         if la is not None:
             return la
     return safest_move(position, a)

@@ -1,0 +1,240 @@
+"""Long-term risk: 50/50s that no later move can resolve, counted before they form.
+
+Two covered cells side by side (a *pair*), or the diagonal pattern of a 2x2 *box*, can only be
+told apart by the cells that touch one of them and not the other: the *flanks* (the three cells
+beyond each end of a pair, the four diagonal corners of a box). When every flank is a mine (or off
+the board), no number that will ever be revealed tells the cells apart, and the game ends in a coin
+toss there. Call the layouts where that happens the structure's layouts; by the symmetry, the cells
+of the structure are mines in exactly half of them.
+
+What that changes for a guess at cell ``x``: in the structure's layouts the game is lost with
+probability 1/2 whatever is done, so opening ``x`` now costs nothing extra there when ``x`` is in
+the structure (it hits the mine in half of them and resolves the coin toss in the other half), and
+costs only half when ``x`` is a flank (lost now instead of half the time later). A cell's *credit*
+is that count of layouts; its long-term safety is ``(layouts where x is safe + credit) / layouts``.
+
+A *pseudo 50/50* is a structure cell whose every mine layout is a structure layout: opening it now
+is safe or a coin toss the game must take anyway, so it is played at once.
+
+Counting a structure's layouts is one exact count of the position's system with the structure's
+mines and safe cells added as constraints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from fractions import Fraction
+
+from demine.errors import InconsistentPosition
+from demine.position import COVERED, FLAG, Position
+from demine.solve import Analysis, Limit
+from demine.solve.constraints import System
+from demine.solve.exact import solve_system
+
+#: Flanks still to become mines that a pseudo-50/50 scan allows (pair; a box allows none).
+SCAN_MISSING = 1
+#: ... and that a candidate's credit allows.
+CREDIT_MISSING = 3
+#: The share of the credit counted (the structure may still be avoided in ways not modelled).
+CREDIT_WEIGHT = Fraction(9, 10)
+#: The budget of one count.
+COUNT_LIMIT = Limit(seconds=None, states=200_000)
+
+
+@dataclass(frozen=True, slots=True)
+class Structure:
+    """A pair or box that ends in a coin toss when its flanks are mines."""
+
+    cells: tuple[int, ...]
+    """The pair's two cells, or the box's four in row-major order."""
+    missing: tuple[int, ...]
+    """Flanks that are not yet known mines."""
+
+    @property
+    def mines(self) -> tuple[int, ...]:
+        """The structure's mines in the orientation that is counted."""
+        return (self.cells[0],) if len(self.cells) == 2 else (self.cells[0], self.cells[3])
+
+    @property
+    def safe(self) -> tuple[int, ...]:
+        """Its safe cells in that orientation."""
+        return (self.cells[1],) if len(self.cells) == 2 else (self.cells[1], self.cells[2])
+
+
+class Influence:
+    """Structure counts for one position (cached), its pseudo 50/50 and each cell's credit."""
+
+    def __init__(self, position: Position, a: Analysis, system: System) -> None:
+        if a.solutions is None:
+            raise ValueError("long-term risk needs an exact analysis")
+        self.position = position
+        self.a = a
+        self.system = system
+        st = position.states
+        self._known = a.mines | a.known_mines | {c for c in a.unknown if st[c] == FLAG}
+        self._tally: dict[Structure, int] = {}
+        self._enablers: dict[int, int] | None = None
+        self._scan: list[Structure] | None = None
+
+    # --------------------------------------------------------------------- structures
+    def _hidden(self, r: int, c: int) -> bool:
+        p = self.position
+        if not (0 <= r < p.height and 0 <= c < p.width):
+            return False
+        cell = r * p.width + c
+        return p.states[cell] == COVERED and cell not in self._known
+
+    def _make(self, cells: tuple[int, ...], flanks: list[tuple[int, int]], limit: int) -> Structure | None:
+        """The structure of ``cells`` with those flanks, or None when it cannot form (a flank is
+        revealed or proven safe) or needs more than ``limit`` further mines."""
+        p = self.position
+        st = p.states
+        missing = []
+        for r, c in flanks:
+            if not (0 <= r < p.height and 0 <= c < p.width):
+                continue
+            f = r * p.width + c
+            if st[f] < COVERED or f in self.a.safe:
+                return None
+            if f not in self._known:
+                missing.append(f)
+                if len(missing) > limit:
+                    return None
+        need = len(missing) + (1 if len(cells) == 2 else 2)
+        left = self.system.mines_left
+        if left is not None and need > left - len(self.a.mines):
+            return None
+        return Structure(cells, tuple(missing))
+
+    def _pair_h(self, r: int, c: int, limit: int) -> Structure | None:
+        if not (self._hidden(r, c) and self._hidden(r, c + 1)):
+            return None
+        w = self.position.width
+        flanks = [(r + d, c - 1) for d in (-1, 0, 1)] + [(r + d, c + 2) for d in (-1, 0, 1)]
+        return self._make((r * w + c, r * w + c + 1), flanks, limit)
+
+    def _pair_v(self, r: int, c: int, limit: int) -> Structure | None:
+        if not (self._hidden(r, c) and self._hidden(r + 1, c)):
+            return None
+        w = self.position.width
+        flanks = [(r - 1, c + d) for d in (-1, 0, 1)] + [(r + 2, c + d) for d in (-1, 0, 1)]
+        return self._make((r * w + c, (r + 1) * w + c), flanks, limit)
+
+    def _box(self, r: int, c: int, limit: int) -> Structure | None:
+        if not all(self._hidden(r + i, c + j) for i in (0, 1) for j in (0, 1)):
+            return None
+        w = self.position.width
+        cells = (r * w + c, r * w + c + 1, (r + 1) * w + c, (r + 1) * w + c + 1)
+        flanks = [(r - 1, c - 1), (r - 1, c + 2), (r + 2, c - 1), (r + 2, c + 2)]
+        return self._make(cells, flanks, limit)
+
+    def scan(self) -> list[Structure]:
+        """Every structure over the board that needs at most ``SCAN_MISSING`` more mines (pairs)
+        or none (boxes)."""
+        if self._scan is None:
+            p = self.position
+            found = []
+            for cell in self.a.unknown:
+                r, c = divmod(cell, p.width)
+                for s in (
+                    self._pair_h(r, c, SCAN_MISSING),
+                    self._pair_v(r, c, SCAN_MISSING),
+                    self._box(r, c, SCAN_MISSING - 1),
+                ):
+                    if s is not None:
+                        found.append(s)
+            self._scan = found
+        return self._scan
+
+    def _around(self, cell: int) -> Iterator[tuple[str, Structure]]:
+        r, c = divmod(cell, self.position.width)
+        for s in (
+            self._pair_h(r, c, CREDIT_MISSING),
+            self._pair_h(r, c - 1, CREDIT_MISSING),
+            self._pair_v(r, c, CREDIT_MISSING),
+            self._pair_v(r - 1, c, CREDIT_MISSING),
+        ):
+            if s is not None:
+                yield "pair", s
+        for dr in (0, -1):
+            for dc in (0, -1):
+                s = self._box(r + dr, c + dc, CREDIT_MISSING)
+                if s is not None:
+                    yield "box", s
+
+    # --------------------------------------------------------------------- counts
+    def tally(self, s: Structure) -> int:
+        """Layouts in which ``s`` is formed, in one orientation (the other has as many)."""
+        got = self._tally.get(s)
+        if got is None:
+            extra = [((m,), 1, -1) for m in (*s.missing, *s.mines)] + [((c,), 0, -1) for c in s.safe]
+            sys = self.system
+            try:
+                a = solve_system(
+                    System(sys.unknown, [*sys.constraints, *extra], sys.mines_left, sys.known_mines),
+                    COUNT_LIMIT,
+                )
+                got = a.solutions or 0
+            except InconsistentPosition:
+                got = 0
+            self._tally[s] = got
+        return got
+
+    def _mine_tally(self, cell: int) -> tuple[int, int]:
+        """(layouts where ``cell`` is a mine, all layouts)."""
+        n, d = self.a._prob[cell]
+        total = self.a.solutions or 0
+        return total * n // d, total
+
+    def pseudo(self) -> int | None:
+        """A cell that is safe or part of a coin toss the game cannot avoid, or None."""
+        for s in self.scan():
+            t = self.tally(s)
+            if not t:
+                continue
+            for cell in s.cells:
+                if self._mine_tally(cell)[0] == t:
+                    return cell
+        return None
+
+    def credit(self, cell: int) -> int:
+        """Layouts in which a mine at ``cell`` would cost at most what the game loses anyway: the
+        pairs through it summed, the best box, and the structures it is a missing flank of (capped
+        at the layouts where it is a mine and where it is safe)."""
+        pairs = 0
+        box = 0
+        for kind, s in self._around(cell):
+            t = self.tally(s)
+            if kind == "pair":
+                pairs += t
+            else:
+                box = max(box, t)
+        total_mines, total = self._mine_tally(cell)
+        credit = pairs + box + self.enablers().get(cell, 0)
+        return min(credit, total_mines, total - total_mines)
+
+    def enablers(self) -> dict[int, int]:
+        """For each missing flank of a scanned structure, the layouts of the structures it enables."""
+        if self._enablers is None:
+            out: dict[int, int] = {}
+            for s in self.scan():
+                if s.missing:
+                    t = self.tally(s)
+                    for f in s.missing:
+                        out[f] = out.get(f, 0) + t
+            self._enablers = out
+        return self._enablers
+
+    def influenced(self) -> set[int]:
+        """Cells with some credit from the board-wide scan (extra look-ahead candidates)."""
+        cells: set[int] = set(self.enablers())
+        for s in self.scan():
+            if self.tally(s):
+                cells.update(s.cells)
+        return cells
+
+    def long_term_safety(self, cell: int) -> Fraction:
+        """``(layouts where cell is safe + CREDIT_WEIGHT x credit) / layouts``."""
+        mines, total = self._mine_tally(cell)
+        return (total - mines + CREDIT_WEIGHT * self.credit(cell)) / total

@@ -1,0 +1,142 @@
+"""Long-term risk (solvers/longterm.py): structure counts against brute force, pseudo 50/50s."""
+
+from __future__ import annotations
+
+import random
+from itertools import combinations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import demine.solvers.best as best
+from demine import Position, analyze
+from demine.grid import geometry
+from demine.position import COVERED, FLAG
+from demine.solve import Limit
+from demine.solve.constraints import position_system
+from demine.solvers.best import best_move, forced_fifty
+from demine.solvers.longterm import Influence, Structure
+
+# From a seeded intermediate game (best with long-term risk). (8,0)/(8,1) hold one mine (the 3 at
+# (7,0)) and their flanks, column 2, are flags: no number will ever tell them apart. The covered
+# (9,0)/(9,1) still touch them, so the forced-50/50 rule does not see it; the structure count does.
+HIDDEN_FIFTY = """16x16x40
+2F10000012210000
+F22110001FF21100
+111F10001333F100
+1232100002F42311
+1FF1000003F4F2F2
+2321000002F4343F
+F32100001233FF31
+3FF201112F3F4F31
+HHF301F12F4232F1
+HHF20111113F2111
+HH321000002F2000
+HH3F200000111000
+HHHF312110000000
+HH322F2F10000000
+HHH1112110000000
+HHH1000000000000
+"""
+
+
+def _layouts(p: Position) -> list[frozenset[int]]:
+    """Every consistent layout of the covered cells (flags trusted), by brute force."""
+    geo = p.geometry
+    s = p.states
+    covered = [c for c in range(p.cells) if s[c] == COVERED]
+    flags = {c for c in range(p.cells) if s[c] == FLAG}
+    numbers = [(c, s[c]) for c in range(p.cells) if s[c] < COVERED]
+    assert p.mines is not None
+    out = []
+    for combo in combinations(covered, p.mines - len(flags)):
+        mines = flags | set(combo)
+        if all(sum(d in mines for d in geo.neighbours(c)) == v for c, v in numbers):
+            out.append(frozenset(combo))
+    return out
+
+
+def _corner_position(rng: random.Random, width: int = 6, height: int = 5) -> Position:
+    """A position from a real layout with a covered rectangle at a corner or edge: the rest is
+    revealed, or flagged where it is a mine (a few mines stay covered). Flags along the rectangle
+    are what structures need as flanks, so these positions have many."""
+    mines = rng.randint(5, 9)
+    layout = set(rng.sample(range(width * height), mines))
+    nb = geometry(width, height).neighbours
+    rw, rh = rng.randint(2, 4), rng.randint(2, 4)
+    c0, r0 = rng.choice([0, width - rw]), rng.choice([0, height - rh])
+    vis = bytearray()
+    for cell in range(width * height):
+        r, c = divmod(cell, width)
+        if r0 <= r < r0 + rh and c0 <= c < c0 + rw:
+            vis.append(COVERED)
+        elif cell in layout:
+            vis.append(FLAG if rng.random() < 0.8 else COVERED)
+        else:
+            vis.append(sum(d in layout for d in nb(cell)))
+    return Position(width, height, bytes(vis), mines)
+
+
+def _formed(s: Structure, layout: frozenset[int], swap: bool) -> bool:
+    """Whether ``layout`` forms ``s`` (its missing flanks mines, its cells split as counted, or the
+    other way round with ``swap``)."""
+    mines, safe = (s.safe, s.mines) if swap else (s.mines, s.safe)
+    return all(m in layout for m in (*s.missing, *mines)) and not any(c in layout for c in safe)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**9))
+def test_structure_counts_match_brute_force_and_both_orientations_count_the_same(seed: int) -> None:
+    p = _corner_position(random.Random(seed))
+    a = analyze(p)
+    inf = Influence(p, a, position_system(p))
+    layouts = _layouts(p)
+    assert len(layouts) == a.solutions
+    structures = set(inf.scan())
+    for cell in a.unknown:
+        structures.update(s for _, s in inf._around(cell))
+    for s in structures:
+        want = sum(_formed(s, lay, swap=False) for lay in layouts)
+        assert inf.tally(s) == want, s
+        # the symmetry the credit rests on: no number tells the cells apart once the flanks are mines
+        assert sum(_formed(s, lay, swap=True) for lay in layouts) == want, s
+    for cell in a.unknown:
+        mines = sum(cell in lay for lay in layouts)
+        credit = inf.credit(cell)
+        assert 0 <= credit <= min(mines, len(layouts) - mines)
+        assert 0 <= inf.long_term_safety(cell) <= 1
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**9))
+def test_a_pseudo_fifty_is_a_mine_only_where_a_coin_toss_is_formed(seed: int) -> None:
+    p = _corner_position(random.Random(seed))
+    a = analyze(p)
+    inf = Influence(p, a, position_system(p))
+    cell = inf.pseudo()
+    if cell is None:
+        return
+    through = [s for s in inf.scan() if cell in s.cells]
+    assert through
+    for lay in _layouts(p):
+        if cell in lay:
+            assert any(_formed(s, lay, False) or _formed(s, lay, True) for s in through)
+
+
+def test_a_coin_toss_hidden_behind_covered_cells_is_taken_before_safer_guesses(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    p = Position.from_text(HIDDEN_FIFTY)
+    a = analyze(p)
+    assert not a.safe
+    pair = {p.geometry.cell(8, 0), p.geometry.cell(8, 1)}
+    assert forced_fifty(p, a) is None
+    assert min(a.p(c) for c in a.unknown) < 0.5  # safer guesses exist
+    inf = Influence(p, a, position_system(p))
+    assert inf.pseudo() in pair
+    monkeypatch.setattr(best, "LONG_TERM_RISK", True)
+    bm = best_move(p, Limit(seconds=5))
+    assert bm.reason == "50-50" and bm.move.cell in pair
+    monkeypatch.setattr(best, "LONG_TERM_RISK", False)
+    assert best_move(p, Limit(seconds=5)).move.cell not in pair
