@@ -2,7 +2,8 @@
 
 Run: python benchmarks/variants.py --games N --size WxHxM --rule RULE --seed SEED VARIANT [VARIANT ...]
 
-Each variant sets some of ``demine.solvers.best``'s module constants before its games; every variant
+Each variant sets some of ``demine.solvers.best``'s module constants (``longterm.NAME``: of
+``demine.solvers.longterm``) before its games; every variant
 plays the same boards (the seed), so the comparison is paired: for each pair of variants it prints
 the boards only one of them won and the two-sided sign test.
 """
@@ -14,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 import demine.solvers.best as best
+import demine.solvers.longterm as longterm
 from demine.bench import bench, generated_specs, paired
 from demine.grid import parse_size
 from demine.solvers import Player, register
@@ -29,6 +31,7 @@ VARIANTS: dict[str, dict[str, Any] | None] = {
     "longterm": {"LONG_TERM": True},  # outcomes that leave a forced 50/50 count half
     "ltr": {"LONG_TERM_RISK": True},  # structures that end in a coin toss (solvers/longterm.py)
     "noltr": {"LONG_TERM_RISK": False},  # without them (on by default since they were measured)
+    "credit1": {"longterm.CREDIT_WEIGHT": 1},  # the whole credit counted (default 9/10)
     "blend": {"NEXT": "blend"},  # an outcome is worth 4/5 of the best safety + 1/5 of the second
     "ltrblend": {"LONG_TERM_RISK": True, "NEXT": "blend"},
 }
@@ -37,7 +40,8 @@ VARIANTS: dict[str, dict[str, Any] | None] = {
 def _factory(settings: dict[str, Any]) -> Callable[[], Player]:
     def make() -> Player:
         for k, v in settings.items():
-            setattr(best, k, v)
+            module, _, name = k.rpartition(".")
+            setattr(longterm if module == "longterm" else best, name, v)
         return best.BestPlayer()
 
     return make

@@ -13,7 +13,7 @@ import demine.solvers.best as best
 from demine import Position, analyze
 from demine.grid import geometry
 from demine.position import COVERED, FLAG
-from demine.solve import Limit
+from demine.solve import Analysis, Limit
 from demine.solve.constraints import position_system
 from demine.solvers.best import best_move, forced_fifty
 from demine.solvers.longterm import Influence, Structure
@@ -85,12 +85,20 @@ def _formed(s: Structure, layout: frozenset[int], swap: bool) -> bool:
     return all(m in layout for m in (*s.missing, *mines)) and not any(c in layout for c in safe)
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 10**9))
-def test_structure_counts_match_brute_force_and_both_orientations_count_the_same(seed: int) -> None:
+def _influence(seed: int) -> tuple[Position, Analysis, Influence]:
     p = _corner_position(random.Random(seed))
     a = analyze(p)
-    inf = Influence(p, a, position_system(p))
+    return p, a, Influence(p, a, position_system(p))
+
+
+seeds = given(seed=st.integers(0, 10**9))
+cases = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@cases
+@seeds
+def test_structure_counts_match_brute_force_and_both_orientations_count_the_same(seed: int) -> None:
+    p, a, inf = _influence(seed)
     layouts = _layouts(p)
     assert len(layouts) == a.solutions
     structures = set(inf.scan())
@@ -108,12 +116,10 @@ def test_structure_counts_match_brute_force_and_both_orientations_count_the_same
         assert 0 <= inf.long_term_safety(cell) <= 1
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 10**9))
+@cases
+@seeds
 def test_a_pseudo_fifty_is_a_mine_only_where_a_coin_toss_is_formed(seed: int) -> None:
-    p = _corner_position(random.Random(seed))
-    a = analyze(p)
-    inf = Influence(p, a, position_system(p))
+    p, _, inf = _influence(seed)
     cell = inf.pseudo()
     if cell is None:
         return
