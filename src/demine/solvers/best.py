@@ -256,8 +256,8 @@ def look_ahead(
     safety: dict[int, Fraction] = {}
     if influence is not None:
         extra = [c for c in influence.influenced() if c in prob and c not in chosen]
-        chosen += [c for c in extra if influence.long_term_safety(c) >= floor]
-        safety = {c: influence.long_term_safety(c) for c in chosen}
+        safety = {c: influence.long_term_safety(c) for c in chosen + extra}
+        chosen += [c for c in extra if safety[c] >= floor]
     candidates = sorted(chosen, key=lambda c: (prob[c], zero_key(c), c))
     if len(candidates) == 1:
         c = candidates[0]
@@ -457,8 +457,14 @@ def endgame(position: Position, a: Analysis) -> BestMove | None:
 
 
 # ----------------------------------------------------------------------------- the API
-def best_move(position: Position, limit: Limit | None = None, analysis: Analysis | None = None) -> BestMove:
-    """The move ``best`` would play in ``position``, with its reason and estimates.
+def best_move(
+    position: Position,
+    limit: Limit | None = None,
+    analysis: Analysis | None = None,
+    system: System | None = None,
+) -> BestMove:
+    """The move ``best`` would play in ``position``, with its reason and estimates (``analysis``
+    and ``system``, when given, are the position's: they are not computed again).
 
     Raises :class:`~demine.errors.InconsistentPosition` for an impossible position and
     ``IllegalMove`` when no covered cell is left.
@@ -483,7 +489,7 @@ def best_move(position: Position, limit: Limit | None = None, analysis: Analysis
             return BestMove(Move("reveal", c50), "50-50", 0.5)
         influence = None
         if LONG_TERM_RISK and a.solutions is not None:
-            influence = Influence(position, a, position_system(position))
+            influence = Influence(position, a, system or position_system(position))
             pseudo = influence.pseudo()
             if pseudo is not None:
                 return BestMove(Move("reveal", pseudo), "50-50", a.p(pseudo))
@@ -545,7 +551,10 @@ def _flags_for(a: Analysis) -> list[Move]:
 
 
 def _decide(
-    position: Position, limit: Limit, guess: Callable[[Analysis], BestMove], follower: Follower
+    position: Position,
+    limit: Limit,
+    guess: Callable[[Analysis, System | None], BestMove],
+    follower: Follower,
 ) -> Decision:
     """The shared turn of ``best`` and ``fast``: what single numbers prove, else the full
     analysis's safe cells, else ``guess``; proven mines are flagged along the way."""
@@ -565,7 +574,7 @@ def _decide(
             mine_probability=0.0,
             forced=len(a.safe) + len(a.mines),
         )
-    bm = guess(a)
+    bm = guess(a, system)
     return Decision(
         [bm.move, *flags],
         guess=True,
@@ -595,7 +604,9 @@ class BestPlayer:
 
     def decide(self, position: Position, rng: random.Random) -> Decision:
         """Open every safe cell, or play :func:`best_move`."""
-        return _decide(position, self.limit, lambda a: best_move(position, self.limit, a), self.follower)
+        return _decide(
+            position, self.limit, lambda a, system: best_move(position, self.limit, a, system), self.follower
+        )
 
 
 class FastPlayer:
@@ -611,7 +622,7 @@ class FastPlayer:
         :data:`LOCAL_CELLS` cells are followed incrementally (:func:`local_decide`)."""
         if position.cells > LOCAL_CELLS:
             return self._local_decide(position)
-        return _decide(position, DEFAULT_LIMIT, lambda a: safest_move(position, a), self.follower)
+        return _decide(position, DEFAULT_LIMIT, lambda a, _: safest_move(position, a), self.follower)
 
     def _local_decide(self, position: Position) -> Decision:
         return local_decide(self.follower.engine(position))

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from demine.errors import InconsistentPosition
-from demine.position import COVERED, FLAG, Position
+from demine.position import COVERED, Position
 from demine.solve import Analysis, Limit
 from demine.solve.constraints import System
 from demine.solve.exact import solve_system
@@ -71,8 +71,8 @@ class Influence:
         self.position = position
         self.a = a
         self.system = system
-        st = position.states
-        self._known = a.mines | a.known_mines | {c for c in a.unknown if st[c] == FLAG}
+        # known mines: proven ones and trusted flags (a doubted flag is an unknown like any other)
+        self._known = a.mines | a.known_mines
         self._tally: dict[Structure, int] = {}
         self._enablers: dict[int, int] | None = None
         self._scan: list[Structure] | None = None
