@@ -25,6 +25,7 @@ VARIANTS: dict[str, dict[str, Any] | None] = {
     "exact": None,  # the exact player, for reference
     "progress": {"SCORE": "progress"},  # safety x (1 + 0.2 x chance a safe cell appears)
     "both": {"SCORE": "both"},  # the two-guess score times that bonus
+    "endgame60": {"ENDGAME_LAYOUTS": 60, "ENDGAME_NODES": 20_000},  # the default before 2026-11-23
     "endgame300": {"ENDGAME_LAYOUTS": 300, "ENDGAME_NODES": 100_000},
     "endgame1000": {"ENDGAME_LAYOUTS": 1000, "ENDGAME_NODES": 200_000},
     "wide": {"CANDIDATE_SHARE": 0.8, "MAX_CANDIDATES": 12, "MAX_OFF_CANDIDATES": 4},
@@ -34,6 +35,8 @@ VARIANTS: dict[str, dict[str, Any] | None] = {
     "credit1": {"longterm.CREDIT_WEIGHT": 1},  # the whole credit counted (default 9/10)
     "blend": {"NEXT": "blend"},  # an outcome is worth 4/5 of the best safety + 1/5 of the second
     "ltrblend": {"LONG_TERM_RISK": True, "NEXT": "blend"},
+    "deadlast": {"DEAD_LAST": True},  # a dead candidate only when no live one is left
+    "dominate": {"DOMINATE": True},  # the chosen cell gives way to one that dominates it
 }
 
 

@@ -135,6 +135,41 @@ def test_the_endgame_search_finds_the_best_move(text: str, riskier: bool) -> Non
                 assert _move_value(layouts, obs, c) < best
 
 
+def test_the_pruned_search_agrees_with_a_plain_one() -> None:
+    # the search prunes moves that cannot beat the best found; the plain search above tries all.
+    # Random observation tables, where the safest move is often not the best, and random endgames.
+    from demine.solvers.best import _Endgame
+    from tests.helpers import random_position
+
+    rng = random.Random(11)
+    for _ in range(150):
+        n = rng.randint(2, 10)
+        share = rng.choice((0.2, 0.4, 0.6))
+        obs = {
+            c: [-1 if rng.random() < share else rng.randint(0, 2) for _ in range(n)]
+            for c in range(rng.randint(2, 7))
+        }
+        layouts = [frozenset({c for c, row in obs.items() if row[i] == -1}) for i in range(n)]
+        if any(all(row[i] == -1 for row in obs.values()) for i in range(n)):
+            continue  # a layout with no safe cell left is not a game
+        found = _Endgame(obs).best_move()
+        assert found is not None
+        best = _tree_value(layouts, obs)
+        assert found[1] == pytest.approx(float(best), abs=1e-12)
+        assert _move_value(layouts, obs, found[0]) == best
+    checked = 0
+    while checked < 40:
+        p, _ = random_position(rng, 6, 5, rng.randint(3, 9), max_covered=rng.randint(6, 14), flag_share=0.3)
+        layouts = enumerate_layouts(p, 60)
+        if not layouts or len(layouts) < 2:
+            continue
+        obs = _observations(p, layouts)
+        found = _Endgame.of(p, layouts).best_move()
+        assert found is not None
+        assert found[1] == pytest.approx(float(_tree_value(layouts, obs)), abs=1e-12)
+        checked += 1
+
+
 def test_enumerated_layouts_are_exactly_the_consistent_ones() -> None:
     rng = random.Random(5)
     from tests.helpers import random_position

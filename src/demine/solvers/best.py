@@ -49,9 +49,10 @@ from demine.solvers.longterm import Influence
 MoveReason = Literal["safe", "safest", "look-ahead", "endgame", "50-50"]
 
 #: The endgame search runs when at most this many layouts remain.
-ENDGAME_LAYOUTS = 60
-#: Search nodes the endgame may visit before it gives up for this move.
-ENDGAME_NODES = 20_000
+ENDGAME_LAYOUTS = 500
+#: Search nodes the endgame may visit before it gives up for this move (a count, not a time, so
+#: a game plays the same on any machine).
+ENDGAME_NODES = 50_000
 #: Look-ahead candidates: frontier cells whose safety is at least this share of the best...
 CANDIDATE_SHARE = 0.9
 #: ...at most this many of them, plus this many off-frontier cells.
@@ -264,28 +265,60 @@ def look_ahead(
         return BestMove(Move("reveal", c), "safest", float(prob[c]))
     sub = Limit(seconds=limit.seconds / (4 * len(candidates)) if limit.seconds else None, states=limit.states)
     deadline = None if limit.seconds is None else time.perf_counter() + limit.seconds
-    best_key: tuple[Fraction, int, Fraction, int] | None = None
+    # the leader's key: (live first when DEAD_LAST, score, live, lower probability, lower cell)
+    best_key: tuple[int, Fraction, int, Fraction, int] | None = None
     best_cell = candidates[0]
+    follow: dict[int, tuple[frozenset[int], int | None]] = {}  # filled when DOMINATE
     for c in candidates:
         if deadline is not None and time.perf_counter() > deadline:
             break
         safe_c = safety[c] if c in safety else 1 - prob[c]
-        if best_key is not None and _score(safe_c, Fraction(1), Fraction(1)) < best_key[0]:
+        # pruning is sound only against a leader that no candidate outranks by being live
+        beat = None if best_key is None or (DEAD_LAST and not best_key[0]) else best_key[1]
+        if beat is not None and _score(safe_c, Fraction(1), Fraction(1)) < beat:
             continue  # even a certain next move could not beat the leader
-        outs = _outcomes_pruned(position, c, sub, safe_c, None if best_key is None else best_key[0])
+        outs = _outcomes_pruned(position, c, sub, safe_c, beat, follow if DOMINATE else None)
         if outs is None:
             continue
         total, weighted, values, progress = outs
         score = _score(safe_c, weighted / total, progress)
-        key = (score, 1 if values > 1 else 0, -prob[c], -c)
+        live = 1 if values > 1 else 0
+        key = (live if DEAD_LAST else 0, score, live, -prob[c], -c)
         if best_key is None or key > best_key:
             best_key = key
             best_cell = c
     if best_key is None:
         return None
+    if DOMINATE and best_cell in follow:
+        better = _dominating(best_cell, follow[best_cell], a, zero_key, set(covered))
+        if better is not None:
+            return BestMove(Move("reveal", better), "look-ahead", a.p(better))
     return BestMove(
-        Move("reveal", best_cell), "look-ahead", float(prob[best_cell]), survive_two=float(best_key[0])
+        Move("reveal", best_cell), "look-ahead", float(prob[best_cell]), survive_two=float(best_key[1])
     )
+
+
+def _dominating(
+    cell: int,
+    follow: tuple[frozenset[int], int | None],
+    a: Analysis,
+    zero_key: Callable[[int], int],
+    covered: set[int],
+) -> int | None:
+    """A cell to play instead of ``cell`` (JSMinesweeper's replacements), or None.
+
+    ``follow`` is what ``cell``'s outcomes share: the cells safe whatever it shows, and the cell
+    that is alone the safest after every outcome (None if there is none). A cell safe whenever
+    ``cell`` is safe, and safer now, survives every layout ``cell`` survives and more: it is played
+    instead. Failing that, the one cell every outcome leads to next, when it is safer now."""
+    common, single = follow
+    p = a.probability(cell)
+    safer = [b for b in common if b in covered and a.probability(b) < p]
+    if safer:
+        return min(safer, key=lambda b: (a.probability(b), zero_key(b), b))
+    if single is not None and single in covered and a.probability(single) < p:
+        return single
+    return None
 
 
 #: How a look-ahead candidate is scored: "two" (survive it and the next guess), "progress"
@@ -303,6 +336,13 @@ NEXT = "best"
 #: Long-term risk from structures that end in a coin toss (:mod:`demine.solvers.longterm`): a pseudo
 #: 50/50 is played at once, and look-ahead candidates are weighed by their long-term safety.
 LONG_TERM_RISK = True
+#: A dead look-ahead candidate (one whose number is certain if it is safe) is played only when no
+#: live candidate is left, whatever its score (JSMinesweeper's order): its guess tells nothing but
+#: its own content, which later numbers might still tell for free.
+DEAD_LAST = False
+#: The chosen look-ahead cell gives way to a cell that is safe whenever it is and safer now, or to
+#: the one cell that is alone the safest after each of its numbers, when that is safer now.
+DOMINATE = False
 
 
 def _long_term(after: Position, a: Analysis, cell: int) -> Fraction:
@@ -320,16 +360,30 @@ def _score(safe_c: Fraction, next_safety: Fraction, progress: Fraction) -> Fract
 
 
 def _outcomes_pruned(
-    position: Position, cell: int, limit: Limit, safe_c: Fraction, beat: Fraction | None
+    position: Position,
+    cell: int,
+    limit: Limit,
+    safe_c: Fraction,
+    beat: Fraction | None,
+    follow: dict[int, tuple[frozenset[int], int | None]] | None = None,
 ) -> tuple[int, Fraction, int, Fraction] | None:
     """Sum over the numbers ``cell`` can show of (layouts x best safety afterwards).
 
     Returns (layouts with the cell safe, the weighted sum, how many numbers are possible, the
     chance a safe cell appears), or None when an analysis ran past its budget or the candidate
-    cannot beat ``beat`` any more."""
+    cannot beat ``beat`` any more. With ``follow``, what the outcomes share is stored there
+    under ``cell`` (see :func:`_dominating`)."""
     found = _outcomes(position, cell, limit)
     if any(o.approximate for _, o, _ in found):
         return None
+    if follow is not None and found:
+        common = frozenset.intersection(*(o.safe for _, o, _ in found))
+        nexts = {tuple(o.safest()) if not o.safe else () for _, o, _ in found}
+        single = None
+        if len(nexts) == 1:
+            (only,) = nexts
+            single = only[0] if len(only) == 1 else None
+        follow[cell] = (common, single)
     outs = [(n, _best_safety(o) * _long_term(after, o, cell)) for n, o, after in found]
     total = sum(n for n, _ in outs)
     if not total:
@@ -343,30 +397,61 @@ def _outcomes_pruned(
 
 # ----------------------------------------------------------------------------- endgame
 class _Endgame:
-    """Exact game-tree search over a small set of layouts."""
+    """Exact game-tree search over a small set of layouts.
 
-    def __init__(self, position: Position, layouts: list[frozenset[int]]) -> None:
-        self.layouts = layouts
-        st = position.states
-        geo = position.geometry
-        self.cells = [c for c in range(position.cells) if st[c] == COVERED]
-        flagged = {c for c in range(position.cells) if st[c] == FLAG}
-        # what each covered cell shows in each layout: -1 for a mine, else its number
-        self.obs: dict[int, list[int]] = {}
-        for c in self.cells:
-            row = []
-            nb = geo.neighbours(c)
-            for lay in layouts:
-                if c in lay:
-                    row.append(-1)
-                else:
-                    row.append(sum(1 for d in nb if d in lay or d in flagged))
-            self.obs[c] = row
-        self.memo: dict[frozenset[int], float] = {}
+    A set of layouts still consistent is a bitset (bit ``i``: layout ``i``); for each covered
+    cell, one bitset per thing it can show (-1 for a mine) splits any set at once. A move's value
+    is at most its chance to be safe, so moves are tried safest first and the search stops as
+    soon as none left can beat the best found."""
+
+    def __init__(self, observations: dict[int, list[int]]) -> None:
+        """``observations``: per covered cell, what it shows in each layout (-1 for a mine)."""
+        self.cells = list(observations)
+        self.size = len(next(iter(observations.values()), []))
+        # per covered cell: {what it shows: bitset of the layouts where it shows that}
+        self.shows: dict[int, dict[int, int]] = {}
+        for c, row in observations.items():
+            masks: dict[int, int] = {}
+            for i, v in enumerate(row):
+                masks[v] = masks.get(v, 0) | (1 << i)
+            self.shows[c] = masks
+        self.mine = {c: m.get(-1, 0) for c, m in self.shows.items()}
+        self.memo: dict[int, float] = {}
         self.nodes = 0
 
-    def win(self, S: frozenset[int]) -> float:
-        if len(S) == 1:
+    @classmethod
+    def of(cls, position: Position, layouts: list[frozenset[int]]) -> _Endgame:
+        """The search over ``layouts`` of ``position`` (flags count as mines)."""
+        st = position.states
+        geo = position.geometry
+        flagged = {c for c in range(position.cells) if st[c] == FLAG}
+        obs = {}
+        for c in range(position.cells):
+            if st[c] == COVERED:
+                nb = geo.neighbours(c)
+                obs[c] = [
+                    -1 if c in lay else sum(1 for d in nb if d in lay or d in flagged) for lay in layouts
+                ]
+        return cls(obs)
+
+    def _value(self, c: int, S: int, n: int) -> float:
+        """The chance to win by opening ``c`` when the layouts ``S`` (``n`` of them) remain."""
+        total = 0
+        total_f = 0.0
+        for v, m in self.shows[c].items():
+            if v == -1:
+                continue
+            part = S & m
+            if part:
+                k = part.bit_count()
+                total += k
+                total_f += k * self.win(part)
+        return total_f / n
+
+    def win(self, S: int) -> float:
+        """The best chance to win when the layouts in bitset ``S`` remain."""
+        n = S.bit_count()
+        if n == 1:
             return 1.0
         got = self.memo.get(S)
         if got is not None:
@@ -377,57 +462,52 @@ class _Endgame:
         best = self._free_information(S)
         if best is None:
             best = 0.0
+            ranked = []
             for c in self.cells:
-                row = self.obs[c]
-                parts: dict[int, list[int]] = {}
-                for i in S:
-                    parts.setdefault(row[i], []).append(i)
-                if -1 in parts and len(parts[-1]) == len(S):
-                    continue  # a mine in every layout
-                if len(parts) == 1:
-                    continue  # safe everywhere with the same number: handled as free information
-                value = sum(len(idx) * self.win(frozenset(idx)) for v, idx in parts.items() if v != -1) / len(
-                    S
-                )
+                safe = (S & ~self.mine[c]).bit_count()
+                if safe == n and sum(1 for m in self.shows[c].values() if S & m) == 1:
+                    continue  # safe everywhere with the same number: no information
+                if safe:
+                    ranked.append((safe, c))
+            ranked.sort(reverse=True)
+            for safe, c in ranked:
+                if safe <= best * n:
+                    break  # even a certain win after it could not beat the best
+                value = self._value(c, S, n)
                 if value > best:
                     best = value
         self.memo[S] = best
         return best
 
-    def _free_information(self, S: frozenset[int]) -> float | None:
+    def _free_information(self, S: int) -> float | None:
         """Open every cell safe in all layouts of S at once; the value if that splits S."""
-        key_of: dict[int, tuple[int, ...]] = {i: () for i in S}
+        groups = [S]
         informative = False
         for c in self.cells:
-            row = self.obs[c]
-            vals = {row[i] for i in S}
-            if -1 in vals or len(vals) == 1:
+            if S & self.mine[c]:
+                continue
+            parts = [S & m for m in self.shows[c].values() if S & m]
+            if len(parts) == 1:
                 continue
             informative = True
-            for i in S:
-                key_of[i] += (row[i],)
+            groups = [g & p for g in groups for p in parts if g & p]
         if not informative:
             return None
-        groups: dict[tuple[int, ...], list[int]] = {}
-        for i, k in key_of.items():
-            groups.setdefault(k, []).append(i)
-        return sum(len(g) * self.win(frozenset(g)) for g in groups.values()) / len(S)
+        n = S.bit_count()
+        return sum(g.bit_count() * self.win(g) for g in groups) / n
 
     def best_move(self) -> tuple[int, float] | None:
         """The cell with the highest chance to win; on equal chances a live cell (one whose
         number is not yet certain), then the lower chance of a mine, then row-major order."""
-        S = frozenset(range(len(self.layouts)))
+        n = self.size
+        S = (1 << n) - 1
         best: tuple[float, int, int, int] | None = None  # value, live, -mines, cell
         for c in self.cells:
-            row = self.obs[c]
-            parts: dict[int, list[int]] = {}
-            for i in S:
-                parts.setdefault(row[i], []).append(i)
-            mines = len(parts.get(-1, ()))
-            if mines == len(S):
+            mines = self.mine[c].bit_count()
+            if mines == n:
                 continue
-            value = sum(len(idx) * self.win(frozenset(idx)) for v, idx in parts.items() if v != -1) / len(S)
-            live = 1 if len(parts) - (1 if mines else 0) > 1 else 0
+            value = self._value(c, S, n)
+            live = 1 if len(self.shows[c]) - (1 if mines else 0) > 1 else 0
             if (
                 best is None
                 or value > best[0] + 1e-12
@@ -445,7 +525,7 @@ def endgame(position: Position, a: Analysis) -> BestMove | None:
     layouts = enumerate_layouts(position, ENDGAME_LAYOUTS)
     if not layouts:
         return None
-    search = _Endgame(position, layouts)
+    search = _Endgame.of(position, layouts)
     try:
         found = search.best_move()
     except TimeoutError:
