@@ -36,7 +36,6 @@ VARIANTS: dict[str, dict[str, Any] | None] = {
     "blend": {"NEXT": "blend"},  # an outcome is worth 4/5 of the best safety + 1/5 of the second
     "ltrblend": {"LONG_TERM_RISK": True, "NEXT": "blend"},
     "deadlast": {"DEAD_LAST": True},  # a dead candidate only when no live one is left
-    "dominate": {"DOMINATE": True},  # the chosen cell gives way to one that dominates it
 }
 
 

@@ -268,7 +268,6 @@ def look_ahead(
     # the leader's key: (live first when DEAD_LAST, score, live, lower probability, lower cell)
     best_key: tuple[int, Fraction, int, Fraction, int] | None = None
     best_cell = candidates[0]
-    follow: dict[int, tuple[frozenset[int], int | None]] = {}  # filled when DOMINATE
     for c in candidates:
         if deadline is not None and time.perf_counter() > deadline:
             break
@@ -277,7 +276,7 @@ def look_ahead(
         beat = None if best_key is None or (DEAD_LAST and not best_key[0]) else best_key[1]
         if beat is not None and _score(safe_c, Fraction(1), Fraction(1)) < beat:
             continue  # even a certain next move could not beat the leader
-        outs = _outcomes_pruned(position, c, sub, safe_c, beat, follow if DOMINATE else None)
+        outs = _outcomes_pruned(position, c, sub, safe_c, beat)
         if outs is None:
             continue
         total, weighted, values, progress = outs
@@ -289,36 +288,9 @@ def look_ahead(
             best_cell = c
     if best_key is None:
         return None
-    if DOMINATE and best_cell in follow:
-        better = _dominating(best_cell, follow[best_cell], a, zero_key, set(covered))
-        if better is not None:
-            return BestMove(Move("reveal", better), "look-ahead", a.p(better))
     return BestMove(
         Move("reveal", best_cell), "look-ahead", float(prob[best_cell]), survive_two=float(best_key[1])
     )
-
-
-def _dominating(
-    cell: int,
-    follow: tuple[frozenset[int], int | None],
-    a: Analysis,
-    zero_key: Callable[[int], int],
-    covered: set[int],
-) -> int | None:
-    """A cell to play instead of ``cell`` (JSMinesweeper's replacements), or None.
-
-    ``follow`` is what ``cell``'s outcomes share: the cells safe whatever it shows, and the cell
-    that is alone the safest after every outcome (None if there is none). A cell safe whenever
-    ``cell`` is safe, and safer now, survives every layout ``cell`` survives and more: it is played
-    instead. Failing that, the one cell every outcome leads to next, when it is safer now."""
-    common, single = follow
-    p = a.probability(cell)
-    safer = [b for b in common if b in covered and a.probability(b) < p]
-    if safer:
-        return min(safer, key=lambda b: (a.probability(b), zero_key(b), b))
-    if single is not None and single in covered and a.probability(single) < p:
-        return single
-    return None
 
 
 #: How a look-ahead candidate is scored: "two" (survive it and the next guess), "progress"
@@ -340,9 +312,6 @@ LONG_TERM_RISK = True
 #: live candidate is left, whatever its score (JSMinesweeper's order): its guess tells nothing but
 #: its own content, which later numbers might still tell for free.
 DEAD_LAST = False
-#: The chosen look-ahead cell gives way to a cell that is safe whenever it is and safer now, or to
-#: the one cell that is alone the safest after each of its numbers, when that is safer now.
-DOMINATE = False
 
 
 def _long_term(after: Position, a: Analysis, cell: int) -> Fraction:
@@ -365,25 +334,15 @@ def _outcomes_pruned(
     limit: Limit,
     safe_c: Fraction,
     beat: Fraction | None,
-    follow: dict[int, tuple[frozenset[int], int | None]] | None = None,
 ) -> tuple[int, Fraction, int, Fraction] | None:
     """Sum over the numbers ``cell`` can show of (layouts x best safety afterwards).
 
     Returns (layouts with the cell safe, the weighted sum, how many numbers are possible, the
     chance a safe cell appears), or None when an analysis ran past its budget or the candidate
-    cannot beat ``beat`` any more. With ``follow``, what the outcomes share is stored there
-    under ``cell`` (see :func:`_dominating`)."""
+    cannot beat ``beat`` any more."""
     found = _outcomes(position, cell, limit)
     if any(o.approximate for _, o, _ in found):
         return None
-    if follow is not None and found:
-        common = frozenset.intersection(*(o.safe for _, o, _ in found))
-        nexts = {tuple(o.safest()) if not o.safe else () for _, o, _ in found}
-        single = None
-        if len(nexts) == 1:
-            (only,) = nexts
-            single = only[0] if len(only) == 1 else None
-        follow[cell] = (common, single)
     outs = [(n, _best_safety(o) * _long_term(after, o, cell)) for n, o, after in found]
     total = sum(n for n, _ in outs)
     if not total:

@@ -1,0 +1,86 @@
+"""What exact endgame search would add over the look-ahead, measured without the noise of games.
+
+Run: python benchmarks/endgame_gap.py --games N --seed SEED --below 60 --upto 2000
+
+``best`` plays with its exact endgame search limited to ``--below`` layouts. At each guess it makes
+with more layouts than that but at most ``--upto``, every layout is enumerated and the game tree
+searched: the chance to win after the move ``best`` played and after the best move are both exact,
+and their difference is what the search would have gained at that guess. The sum over the games,
+divided by the games, is the gain in win rate from those guesses alone (later guesses in the same
+range would gain more). Printed per range of layouts, with the search's time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import time
+from collections.abc import Callable
+from typing import Any
+
+import demine.solvers.best as best
+from demine.bench import generated_specs, play_game
+from demine.grid import parse_size
+from demine.solve.enumerate import enumerate_layouts
+
+RANGES = (60, 200, 500, 1000, 2000, 5000)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", type=int, default=1000)
+    ap.add_argument("--size", default="expert")
+    ap.add_argument("--rule", default="safe")
+    ap.add_argument("--seed", default="gap1")
+    ap.add_argument("--below", type=int, default=60, help="best's own endgame limit while playing")
+    ap.add_argument("--upto", type=int, default=2000, help="the most layouts measured")
+    ns = ap.parse_args()
+    best.ENDGAME_LAYOUTS = ns.below
+    # (layouts, gain, ms) per measured guess; searches that run past 1,000,000 nodes are counted
+    seen: list[tuple[int, float, float]] = []
+    given_up = 0
+    played: Callable[..., Any] = best.best_move
+
+    def measured(position: Any, limit: Any = None, analysis: Any = None, system: Any = None) -> Any:
+        nonlocal given_up
+        bm = played(position, limit, analysis, system)
+        n = analysis.solutions if analysis is not None else None
+        if n is None or not ns.below < n <= ns.upto or bm.reason == "safe":
+            return bm
+        t0 = time.perf_counter()
+        layouts = enumerate_layouts(position, ns.upto)
+        if not layouts:
+            return bm
+        search = best._Endgame.of(position, layouts)
+        nodes, best.ENDGAME_NODES = best.ENDGAME_NODES, 1_000_000
+        try:
+            found = search.best_move()
+            chosen = search._value(bm.move.cell, (1 << len(layouts)) - 1, len(layouts))
+        except TimeoutError:
+            given_up += 1
+            return bm
+        finally:
+            best.ENDGAME_NODES = nodes
+        assert found is not None
+        seen.append((n, found[1] - chosen, 1000 * (time.perf_counter() - t0)))
+        return bm
+
+    best.best_move = measured  # BestPlayer looks it up at each decision
+    w, h, m = parse_size(ns.size, ns.rule)
+    specs = generated_specs(w, h, m, ns.rule, None, ns.games, ns.seed)
+    wins = sum(play_game(spec, "best").won for spec in specs)
+    print(f"{ns.size} {ns.rule}, {ns.games} games (seed {ns.seed}), endgame below {ns.below}: {wins} won")
+    print(f"{'layouts':>14} {'guesses':>8} {'worse':>6} {'gain/game (points)':>19} {'search ms/game':>15}")
+    bounds = [ns.below, *(r for r in RANGES if ns.below < r < ns.upto), ns.upto]
+    for lo, hi in itertools.pairwise(bounds):
+        part = [s for s in seen if lo < s[0] <= hi]
+        worse = sum(1 for s in part if s[1] > 1e-9)
+        gain = 100 * sum(s[1] for s in part) / ns.games
+        ms = sum(s[2] for s in part) / ns.games
+        print(f"{f'{lo + 1}-{hi}':>14} {len(part):>8} {worse:>6} {gain:>19.3f} {ms:>15.1f}")
+    if given_up:
+        print(f"searches given up (over 1,000,000 nodes): {given_up}")
+
+
+if __name__ == "__main__":
+    main()
