@@ -36,6 +36,7 @@ VARIANTS: dict[str, dict[str, Any] | None] = {
     "blend": {"NEXT": "blend"},  # an outcome is worth 4/5 of the best safety + 1/5 of the second
     "ltrblend": {"LONG_TERM_RISK": True, "NEXT": "blend"},
     "deadlast": {"DEAD_LAST": True},  # a dead candidate only when no live one is left
+    "near": {"NEAR_OFF": 4},  # also 4 off-frontier cells two steps from a number
 }
 
 

@@ -175,6 +175,33 @@ def forced_fifty(position: Position, a: Analysis, around: int | None = None) -> 
 
 
 # ----------------------------------------------------------------------------- look-ahead
+def _near_off(
+    position: Position,
+    prob: dict[int, Fraction],
+    floor: Fraction,
+    zero_key: Callable[[int], int],
+    taken: list[int],
+) -> list[int]:
+    """Up to ``NEAR_OFF`` off-frontier cells two steps (in a row or a column) from a revealed
+    number: if safe, their own number also tells about the frontier cells between
+    (JSMinesweeper's off-edge candidates). Fewest covered neighbours first."""
+    st = position.states
+    w, h = position.width, position.height
+    near: set[int] = set()
+    for cell in range(position.cells):
+        if st[cell] >= COVERED:
+            continue
+        r, c = divmod(cell, w)
+        for dr, dc in ((2, 0), (-2, 0), (0, 2), (0, -2)):
+            rr, cc = r + dr, c + dc
+            if 0 <= rr < h and 0 <= cc < w:
+                d = rr * w + cc
+                if d in prob and st[d] == COVERED and 1 - prob[d] >= floor and _off_frontier(position, d):
+                    near.add(d)
+    near.difference_update(taken)
+    return sorted(near, key=lambda d: (zero_key(d), d))[:NEAR_OFF]
+
+
 def _outcomes(position: Position, cell: int, limit: Limit) -> list[tuple[int, Analysis, Position]]:
     """For each number ``cell`` could show: the count of layouts, the analysis afterwards and the
     position (an approximate analysis, past the budget, is kept with its count 1 so callers can
@@ -253,6 +280,8 @@ def look_ahead(
         (c for c in covered if _off_frontier(position, c) and 1 - prob[c] >= floor),
         key=lambda c: (zero_key(c), c),
     )[:MAX_OFF_CANDIDATES]
+    if NEAR_OFF:
+        off += _near_off(position, prob, floor, zero_key, off)
     chosen = frontier + off
     safety: dict[int, Fraction] = {}
     if influence is not None:
@@ -312,6 +341,8 @@ LONG_TERM_RISK = True
 #: live candidate is left, whatever its score (JSMinesweeper's order): its guess tells nothing but
 #: its own content, which later numbers might still tell for free.
 DEAD_LAST = False
+#: Look-ahead also weighs this many off-frontier cells two steps from a number (none by default).
+NEAR_OFF = 0
 
 
 def _long_term(after: Position, a: Analysis, cell: int) -> Fraction:
