@@ -20,6 +20,7 @@ from typing import Any
 
 import demine.solvers.best as best
 from demine.bench import generated_specs, play_game
+from demine.errors import DemineError
 from demine.grid import parse_size
 from demine.solve.enumerate import enumerate_layouts
 
@@ -66,7 +67,10 @@ def main() -> None:
         return bm
 
     best.best_move = measured  # BestPlayer looks it up at each decision
-    w, h, m = parse_size(ns.size, ns.rule)
+    try:
+        w, h, m = parse_size(ns.size, ns.rule)
+    except DemineError as e:
+        raise SystemExit(f"--size {ns.size}: {e}") from None
     specs = generated_specs(w, h, m, ns.rule, None, ns.games, ns.seed)
     wins = sum(play_game(spec, "best").won for spec in specs)
     print(f"{ns.size} {ns.rule}, {ns.games} games (seed {ns.seed}), endgame below {ns.below}: {wins} won")

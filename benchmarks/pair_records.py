@@ -18,7 +18,11 @@ from demine.bench import sign_test
 
 def _wins(path: Path) -> dict[int, bool]:
     out: dict[int, bool] = {}
-    with path.open(encoding="utf-8") as f:
+    try:
+        f = path.open(encoding="utf-8")
+    except OSError as e:
+        raise SystemExit(f"{path}: cannot read it ({e.strerror})") from None
+    with f:
         for n, line in enumerate(f, 1):
             if not line.strip():
                 continue

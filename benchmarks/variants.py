@@ -17,6 +17,7 @@ from typing import Any
 import demine.solvers.best as best
 import demine.solvers.longterm as longterm
 from demine.bench import bench, generated_specs, paired
+from demine.errors import DemineError
 from demine.grid import parse_size
 from demine.solvers import Player, register
 
@@ -59,7 +60,10 @@ def main() -> None:
     ap.add_argument("--seed", default="exp1")
     ap.add_argument("--jobs", type=int, default=2)
     ns = ap.parse_args()
-    w, h, m = parse_size(ns.size, ns.rule)
+    try:
+        w, h, m = parse_size(ns.size, ns.rule)
+    except DemineError as e:
+        raise SystemExit(f"--size {ns.size}: {e}") from None
     specs = generated_specs(w, h, m, ns.rule, None, ns.games, ns.seed)
     results = {}
     for name in ns.variants:

@@ -360,11 +360,7 @@ def _score(safe_c: Fraction, next_safety: Fraction, progress: Fraction) -> Fract
 
 
 def _outcomes_pruned(
-    position: Position,
-    cell: int,
-    limit: Limit,
-    safe_c: Fraction,
-    beat: Fraction | None,
+    position: Position, cell: int, limit: Limit, safe_c: Fraction, beat: Fraction | None
 ) -> tuple[int, Fraction, int, Fraction] | None:
     """Sum over the numbers ``cell`` can show of (layouts x best safety afterwards).
 
@@ -426,17 +422,14 @@ class _Endgame:
 
     def _value(self, c: int, S: int, n: int) -> float:
         """The chance to win by opening ``c`` when the layouts ``S`` (``n`` of them) remain."""
-        total = 0
-        total_f = 0.0
+        total = 0.0
         for v, m in self.shows[c].items():
             if v == -1:
                 continue
             part = S & m
             if part:
-                k = part.bit_count()
-                total += k
-                total_f += k * self.win(part)
-        return total_f / n
+                total += part.bit_count() * self.win(part)
+        return total / n
 
     def win(self, S: int) -> float:
         """The best chance to win when the layouts in bitset ``S`` remain."""
