@@ -19,9 +19,8 @@ from collections.abc import Callable
 from typing import Any
 
 import demine.solvers.best as best
-from demine.bench import generated_specs, play_game
-from demine.errors import DemineError
-from demine.grid import parse_size
+from boards import add_board_options, board_specs
+from demine.bench import play_game
 from demine.solve.enumerate import enumerate_layouts
 
 RANGES = (60, 200, 500, 1000, 2000, 5000)
@@ -29,10 +28,7 @@ RANGES = (60, 200, 500, 1000, 2000, 5000)
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--games", type=int, default=1000)
-    ap.add_argument("--size", default="expert")
-    ap.add_argument("--rule", default="safe")
-    ap.add_argument("--seed", default="gap1")
+    add_board_options(ap, "gap1")
     ap.add_argument("--below", type=int, default=60, help="best's own endgame limit while playing")
     ap.add_argument("--upto", type=int, default=2000, help="the most layouts measured")
     ns = ap.parse_args()
@@ -67,11 +63,7 @@ def main() -> None:
         return bm
 
     best.best_move = measured  # BestPlayer looks it up at each decision
-    try:
-        w, h, m = parse_size(ns.size, ns.rule)
-    except DemineError as e:
-        raise SystemExit(f"--size {ns.size}: {e}") from None
-    specs = generated_specs(w, h, m, ns.rule, None, ns.games, ns.seed)
+    specs = board_specs(ns)
     wins = sum(play_game(spec, "best").won for spec in specs)
     print(f"{ns.size} {ns.rule}, {ns.games} games (seed {ns.seed}), endgame below {ns.below}: {wins} won")
     print(f"{'layouts':>14} {'guesses':>8} {'worse':>6} {'gain/game (points)':>19} {'search ms/game':>15}")

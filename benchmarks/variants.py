@@ -16,9 +16,8 @@ from typing import Any
 
 import demine.solvers.best as best
 import demine.solvers.longterm as longterm
-from demine.bench import bench, generated_specs, paired
-from demine.errors import DemineError
-from demine.grid import parse_size
+from boards import add_board_options, board_specs
+from demine.bench import bench, paired
 from demine.solvers import Player, register
 
 VARIANTS: dict[str, dict[str, Any] | None] = {
@@ -38,6 +37,7 @@ VARIANTS: dict[str, dict[str, Any] | None] = {
     "ltrblend": {"LONG_TERM_RISK": True, "NEXT": "blend"},
     "deadlast": {"DEAD_LAST": True},  # a dead candidate only when no live one is left
     "near": {"NEAR_OFF": 4},  # also 4 off-frontier cells two steps from a number
+    "far": {"FAR_OFF": True},  # equally good off-frontier cells: the farthest from revealed cells
 }
 
 
@@ -54,17 +54,10 @@ def _factory(settings: dict[str, Any]) -> Callable[[], Player]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("variants", nargs="+", choices=sorted(VARIANTS))
-    ap.add_argument("--games", type=int, default=1000)
-    ap.add_argument("--size", default="expert")
-    ap.add_argument("--rule", default="safe")
-    ap.add_argument("--seed", default="exp1")
+    add_board_options(ap, "exp1")
     ap.add_argument("--jobs", type=int, default=2)
     ns = ap.parse_args()
-    try:
-        w, h, m = parse_size(ns.size, ns.rule)
-    except DemineError as e:
-        raise SystemExit(f"--size {ns.size}: {e}") from None
-    specs = generated_specs(w, h, m, ns.rule, None, ns.games, ns.seed)
+    specs = board_specs(ns)
     results = {}
     for name in ns.variants:
         settings = VARIANTS[name]

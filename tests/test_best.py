@@ -9,7 +9,7 @@ import pytest
 from demine import Position, analyze
 from demine.solve import Limit
 from demine.solve.enumerate import enumerate_layouts
-from demine.solvers.best import BestPlayer, _outcomes, best_move, endgame, forced_fifty
+from demine.solvers.best import BestPlayer, _outcomes, _steps_to_revealed, best_move, endgame, forced_fifty
 from tests.helpers import brute_force
 
 # Positions found by playing seeded beginner games (see the comments for what each shows).
@@ -218,3 +218,28 @@ def test_best_move_estimates_are_probabilities() -> None:
         assert bm.reason == "endgame" and bm.estimate == bm.win_probability
     bm = best_move(Position.from_text(FIFTY), Limit(seconds=5))
     assert bm.estimate == 0.5
+
+
+@pytest.mark.parametrize(("shown", "expected"), [((0, 0), (15, 29)), ((0, 29), (15, 0)), ((15, 29), (0, 0))])
+def test_after_a_corner_shows_a_number_the_farthest_corner_is_opened(
+    shown: tuple[int, int], expected: tuple[int, int]
+) -> None:
+    # all three other corners are equally likely to be zeros; the farthest one played best in
+    # rollouts (BENCHMARKS.md), and the choice must not depend on which corner was clicked
+    p = Position.covered(30, 16, 99)
+    p = p.with_state(p.geometry.cell(*shown), 1)
+    bm = best_move(p)
+    assert bm.move.cell == p.geometry.cell(*expected)
+    assert bm.reason == "look-ahead"
+
+
+def test_steps_to_revealed_are_the_nearest_revealed_cells_distance() -> None:
+    rng = random.Random(5)
+    for _ in range(30):
+        w, h = rng.randint(1, 7), rng.randint(1, 7)
+        p = Position.covered(w, h, 0)
+        revealed = rng.sample(range(w * h), rng.randint(1, max(1, w * h // 4)))
+        for c in revealed:
+            p = p.with_state(c, 0)
+        want = [min(abs(c // w - d // w) + abs(c % w - d % w) for d in revealed) for c in range(w * h)]
+        assert _steps_to_revealed(p) == want

@@ -13,14 +13,16 @@
 4. **look-ahead**: among the cells whose safety is close to the best, each candidate is scored by
    the chance to survive it *and* the next guess: for every number it could show, the position
    is re-analysed and the best safety afterwards is taken (1 when a safe cell appears). Candidates
-   off the frontier are the ones most likely to open a zero (fewest covered neighbours). A dead
+   off the frontier are the ones most likely to open a zero (fewest covered neighbours), and among
+   those the farthest from every revealed cell (after (0,0) shows a number on expert, the opposite
+   corner (15,29): rollouts found it better than (0,29), and (0,29) better than (15,0)). A dead
    cell (whose number is already certain) is never preferred to a live one of equal score. A
    candidate's own safety is its *long-term* safety: a mine there that would only decide a coin
    toss the game must take anyway counts (nine tenths) as safe.
 5. **safest**: the lowest-probability cell, when the budget allows nothing better.
 
 ``fast`` is exact probabilities and the lowest-probability cell, ties broken toward the cell most
-likely to open a zero.
+likely to open a zero, then toward the farthest from every revealed cell.
 """
 
 from __future__ import annotations
@@ -117,6 +119,39 @@ def _zero_chance_keys(position: Position) -> Callable[[int], int]:
     getters = _neighbour_getters(position.width, position.height)
     hidden = position.states.translate(HIDDEN_MASK)
     return lambda c: sum(getters[c](hidden))
+
+
+def _distances(position: Position) -> Callable[[int], int]:
+    """Each cell's distance (steps in rows and columns) to the nearest revealed cell, negated when
+    ``FAR_OFF`` is on (so that sorting puts the farthest first), else 0 for every cell. The search
+    runs at the first call."""
+    if not FAR_OFF:
+        return lambda c: 0
+    dist: list[int] = []
+
+    def key(c: int) -> int:
+        if not dist:
+            dist.extend(_steps_to_revealed(position))
+        return -dist[c]
+
+    return key
+
+
+def _steps_to_revealed(position: Position) -> list[int]:
+    """Breadth-first search from all revealed cells at once (-1 where none can be reached)."""
+    st = position.states
+    w, h = position.width, position.height
+    dist = [-1] * position.cells
+    todo = [c for c in range(position.cells) if st[c] < COVERED]
+    for c in todo:
+        dist[c] = 0
+    for c in todo:  # the list grows as the search goes
+        r, col = divmod(c, w)
+        for d, ok in ((c - w, r > 0), (c + w, r < h - 1), (c - 1, col > 0), (c + 1, col < w - 1)):
+            if ok and dist[d] < 0:
+                dist[d] = dist[c] + 1
+                todo.append(d)
+    return dist
 
 
 def _off_frontier(position: Position, cell: int) -> bool:
@@ -276,9 +311,10 @@ def look_ahead(
         (c for c in covered if not _off_frontier(position, c) and 1 - prob[c] >= floor),
         key=lambda c: (prob[c], zero_key(c), c),
     )[:MAX_CANDIDATES]
+    far = _distances(position)
     off = sorted(
         (c for c in covered if _off_frontier(position, c) and 1 - prob[c] >= floor),
-        key=lambda c: (zero_key(c), c),
+        key=lambda c: (zero_key(c), far(c), c),
     )[:MAX_OFF_CANDIDATES]
     if NEAR_OFF:
         off += _near_off(position, prob, floor, zero_key, off)
@@ -294,8 +330,9 @@ def look_ahead(
         return BestMove(Move("reveal", c), "safest", float(prob[c]))
     sub = Limit(seconds=limit.seconds / (4 * len(candidates)) if limit.seconds else None, states=limit.states)
     deadline = None if limit.seconds is None else time.perf_counter() + limit.seconds
-    # the leader's key: (live first when DEAD_LAST, score, live, lower probability, lower cell)
-    best_key: tuple[int, Fraction, int, Fraction, int] | None = None
+    # the leader's key: (live first when DEAD_LAST, score, live, lower probability, farther when
+    # FAR_OFF, lower cell)
+    best_key: tuple[int, Fraction, int, Fraction, int, int] | None = None
     best_cell = candidates[0]
     for c in candidates:
         if deadline is not None and time.perf_counter() > deadline:
@@ -311,7 +348,7 @@ def look_ahead(
         total, weighted, values, progress = outs
         score = _score(safe_c, weighted / total, progress)
         live = 1 if values > 1 else 0
-        key = (live if DEAD_LAST else 0, score, live, -prob[c], -c)
+        key = (live if DEAD_LAST else 0, score, live, -prob[c], -far(c), -c)
         if best_key is None or key > best_key:
             best_key = key
             best_cell = c
@@ -343,6 +380,9 @@ LONG_TERM_RISK = True
 DEAD_LAST = False
 #: Look-ahead also weighs this many off-frontier cells two steps from a number (none by default).
 NEAR_OFF = 0
+#: Among equally promising off-frontier cells, the one farthest from every revealed cell first
+#: (steps in rows and columns; off: the first in reading order). Measured in BENCHMARKS.md.
+FAR_OFF = True
 
 
 def _long_term(after: Position, a: Analysis, cell: int) -> Fraction:
@@ -648,11 +688,13 @@ def _decide(
 
 
 def safest_move(position: Position, a: Analysis) -> BestMove:
-    """The lowest-probability covered cell, ties toward the cell most likely to be a zero."""
+    """The lowest-probability covered cell, ties toward the cell most likely to be a zero, then
+    (``FAR_OFF``) toward the farthest from every revealed cell."""
     st = position.states
     tied = [c for c in a.safest() if st[c] == COVERED] or [c for c in a.unknown if st[c] == COVERED]
     zero_key = _zero_chance_keys(position)
-    c = min(tied, key=lambda c: (zero_key(c), c))
+    far = _distances(position)
+    c = min(tied, key=lambda c: (zero_key(c), far(c), c))
     return BestMove(Move("reveal", c), "safest", a.p(c))
 
 

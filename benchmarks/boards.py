@@ -1,0 +1,26 @@
+"""Options shared by the scripts that play generated boards (variants, opening, endgame_gap)."""
+
+from __future__ import annotations
+
+import argparse
+
+from demine.bench import GameSpec, generated_specs
+from demine.errors import DemineError
+from demine.grid import parse_size
+
+
+def add_board_options(ap: argparse.ArgumentParser, seed: str, games_help: str | None = None) -> None:
+    """--games, --size, --rule and --seed (with this default seed)."""
+    ap.add_argument("--games", type=int, default=1000, help=games_help)
+    ap.add_argument("--size", default="expert", help="a preset or WxHxM (default: expert)")
+    ap.add_argument("--rule", default="safe")
+    ap.add_argument("--seed", default=seed)
+
+
+def board_specs(ns: argparse.Namespace) -> list[GameSpec]:
+    """The games those options ask for; a bad --size ends the script with a one-line message."""
+    try:
+        w, h, m = parse_size(ns.size, ns.rule)
+    except DemineError as e:
+        raise SystemExit(f"--size {ns.size}: {e}") from None
+    return generated_specs(w, h, m, ns.rule, None, ns.games, ns.seed)
