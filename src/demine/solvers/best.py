@@ -22,7 +22,7 @@
 5. **safest**: the lowest-probability cell, when the budget allows nothing better.
 
 ``fast`` is exact probabilities and the lowest-probability cell, ties broken toward the cell most
-likely to open a zero, then toward the farthest from every revealed cell.
+likely to open a zero.
 """
 
 from __future__ import annotations
@@ -600,7 +600,7 @@ def best_move(
         la = look_ahead(position, a, Limit(seconds=left, states=limit.states), influence)
         if la is not None:
             return la
-    return safest_move(position, a)
+    return safest_move(position, a, far_ties=True)
 
 
 class Follower:
@@ -687,14 +687,19 @@ def _decide(
     )
 
 
-def safest_move(position: Position, a: Analysis) -> BestMove:
+def safest_move(position: Position, a: Analysis, far_ties: bool = False) -> BestMove:
     """The lowest-probability covered cell, ties toward the cell most likely to be a zero, then
-    (``FAR_OFF``) toward the farthest from every revealed cell."""
+    (with ``far_ties`` and ``FAR_OFF``: ``best``) toward the farthest from every revealed cell."""
     st = position.states
     tied = [c for c in a.safest() if st[c] == COVERED] or [c for c in a.unknown if st[c] == COVERED]
     zero_key = _zero_chance_keys(position)
-    far = _distances(position)
-    c = min(tied, key=lambda c: (zero_key(c), far(c), c))
+    keys = {c: zero_key(c) for c in tied}
+    least = min(keys.values())
+    tied = [c for c in tied if keys[c] == least]
+    if far_ties and len(tied) > 1:  # the distances only when they decide something
+        far = _distances(position)
+        tied = [min(tied, key=lambda c: (far(c), c))]
+    c = min(tied)
     return BestMove(Move("reveal", c), "safest", a.p(c))
 
 
