@@ -52,7 +52,7 @@ def _cell(text: str, width: int, height: int) -> int | None:
     try:
         r, c = (int(x) for x in text.split(","))
     except ValueError:
-        raise SystemExit(f"cell {text!r}: expected ROW,COL or 'best'") from None
+        raise SystemExit(f"cell {text!r}: expected ROW,COL, 'best' or 'off'") from None
     if not (0 <= r < height and 0 <= c < width):
         raise SystemExit(f"cell {text!r}: outside the {width}x{height} board")
     return r * width + c
@@ -83,6 +83,9 @@ def main() -> None:
     for t in ns.cells:
         texts += _off_cells(w, h) if t == "off" else [t]
     cells = [_cell(t, w, h) for t in texts]
+    for text, cell in zip(texts, cells, strict=True):
+        if cell == drawn[0].start:
+            raise SystemExit(f"cell {text!r} is the first click")
     specs = []
     for sp in drawn:
         g = sp.game()
@@ -92,11 +95,9 @@ def main() -> None:
             specs.append(sp)
     print(f"{len(specs)} of {ns.games} boards need a second move")
     if not specs:
-        raise SystemExit("no board to play: draw more (--games)")
+        raise SystemExit("no first click showed a number (under --rule zero none does): nothing to compare")
     results = {}
     for text, cell in zip(texts, cells, strict=True):
-        if cell is not None and cell == specs[0].start:
-            raise SystemExit(f"cell {text!r} is the first click")
         name = f"opening-{text}"
         register(name, _factory(cell), f"best, second move {text}")
         summary, res = bench(name, specs, jobs=ns.jobs)

@@ -698,8 +698,9 @@ def safest_move(position: Position, a: Analysis, far_ties: bool = False) -> Best
     tied = [c for c in tied if keys[c] == least]
     if far_ties and len(tied) > 1:  # the distances only when they decide something
         far = _distances(position)
-        tied = [min(tied, key=lambda c: (far(c), c))]
-    c = min(tied)
+        c = min(tied, key=lambda c: (far(c), c))
+    else:
+        c = min(tied)
     return BestMove(Move("reveal", c), "safest", a.p(c))
 
 
