@@ -7,9 +7,23 @@ from functools import cache
 import pytest
 
 from demine import Position, analyze
+from demine.bench import generated_specs, play_game
 from demine.solve import Limit
+from demine.solve.constraints import position_system
 from demine.solve.enumerate import enumerate_layouts
-from demine.solvers.best import BestPlayer, _outcomes, _steps_to_revealed, best_move, endgame, forced_fifty
+from demine.solvers import best as best_module
+from demine.solvers.best import (
+    BestPlayer,
+    FastPlayer,
+    Follower,
+    _outcomes,
+    _pair_safe,
+    _quick_safe,
+    _steps_to_revealed,
+    best_move,
+    endgame,
+    forced_fifty,
+)
 from tests.helpers import brute_force
 
 # Positions found by playing seeded beginner games (see the comments for what each shows).
@@ -243,3 +257,58 @@ def test_steps_to_revealed_are_the_nearest_revealed_cells_distance() -> None:
             p = p.with_state(c, 0)
         want = [min(abs(c // w - d // w) + abs(c % w - d % w) for d in revealed) for c in range(w * h)]
         assert _steps_to_revealed(p) == want
+
+
+def test_the_pair_rule_opens_what_single_numbers_cannot() -> None:
+    # the 1 at (1,0) says one mine in (0,0)/(0,1); the 1 at (1,1) sees those two cells and (0,2),
+    # (1,2) too, so those are safe: no number alone proves it
+    p = Position.from_text("3x2x1\nHHH\n11H")
+    assert _quick_safe(p, Follower()) is None
+    d = _pair_safe(position_system(p))
+    assert d is not None and not d.guess
+    assert [(m.kind, m.cell) for m in d.moves] == [("reveal", 2), ("reveal", 5)]
+    assert [(m.kind, m.cell) for m in FastPlayer().decide(p, random.Random(0)).moves] == [
+        ("reveal", 2),
+        ("reveal", 5),
+    ]
+
+
+def test_what_the_pair_rule_opens_and_flags_is_proven() -> None:
+    # every decision it makes in seeded games, against brute force
+    rng = random.Random(11)
+    checked = 0
+    for spec in generated_specs(5, 4, 4, "safe", None, 80, "pairs"):
+        game = spec.game()
+        game.reveal(spec.start)
+        player = FastPlayer()
+        while not game.over:
+            p = game.position()
+            d = _pair_safe(position_system(p))
+            if d is not None:
+                probs, _, _ = brute_force(p)
+                for m in d.moves:
+                    assert probs[m.cell] == (0 if m.kind == "reveal" else 1), (p.to_text(), m)
+                checked += 1
+            for m in player.decide(p, rng).moves:
+                if not game.over:
+                    game.play(m)
+    assert checked > 20
+
+
+@pytest.mark.parametrize("player", ["fast", "best"])
+def test_trying_the_pair_rule_first_changes_no_guess(player: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a speed-only change: the same cells are guessed in the same order, with or without it
+    def guesses(on: bool) -> list[list[tuple[str, int, int]]]:
+        monkeypatch.setattr(best_module, "PAIR_FIRST", on)
+        out = []
+        for spec in generated_specs(16, 16, 40, "safe", None, 12, "pairfirst"):
+            g = play_game(spec, player, keep_record=True).game
+            assert g is not None
+            out.append(
+                [(m[0], m[1], m[2]) for m in g["moves"] if m[0] == "reveal" and m[3] not in ("safe", "start")]
+            )
+        return out
+
+    off = guesses(False)
+    assert sum(map(len, off)) > 12
+    assert guesses(True) == off

@@ -45,6 +45,7 @@ from demine.solve.constraints import System, SystemTracker, position_system
 from demine.solve.enumerate import enumerate_layouts
 from demine.solve.exact import solve_system
 from demine.solve.local import LocalEngine
+from demine.solve.rules import Propagator
 from demine.solvers.base import Decision
 from demine.solvers.longterm import Influence
 
@@ -648,6 +649,29 @@ def _quick_safe(position: Position, follower: Follower) -> Decision | None:
     return Decision(moves, reason="safe", mine_probability=0.0, forced=len(safe) + len(mines))
 
 
+#: Before the full count, try the pair rule (two numbers together) on the constraint system: it
+#: proves most of what the count would, at a fraction of the cost. Speed only (see _quick_safe).
+PAIR_FIRST = True
+
+
+def _pair_safe(system: System) -> Decision | None:
+    """What the number and pair rules prove on ``system``: its safe cells opened and its mines
+    flagged, or None when they prove no safe cell (or find the position impossible: the full
+    analysis then says why)."""
+    prop = Propagator(system.constraints, system.describe, system.flag_note)
+    try:
+        prop.run_all()
+    except InconsistentPosition:
+        return None
+    decided = prop.decided
+    safe = sorted(c for c, v in decided.items() if not v)
+    if not safe:
+        return None
+    mines = sorted(c for c, v in decided.items() if v)
+    moves = [Move("reveal", c) for c in safe] + [Move("flag", c) for c in mines]
+    return Decision(moves, reason="safe", mine_probability=0.0, forced=len(safe) + len(mines))
+
+
 def _flags_for(a: Analysis) -> list[Move]:
     """Flag moves for the proven mines (after the decision's reveal)."""
     return [Move("flag", c) for c in sorted(a.mines)]
@@ -668,6 +692,10 @@ def _decide(
         system: System | None = follower.tracker.system(position)
     except InconsistentPosition:
         system = None  # the full analysis reports it
+    if PAIR_FIRST and system is not None:
+        pair = _pair_safe(system)
+        if pair is not None:
+            return pair
     a = analyze(position, limit=limit) if system is None else solve_system(system, limit)
     flags = _flags_for(a)
     if a.safe:
