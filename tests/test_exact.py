@@ -13,6 +13,8 @@ from demine import InconsistentPosition, Position
 from demine.game import Game
 from demine.position import COVERED, FLAG
 from demine.solve import Limit, analyze, analyze_constraints
+from demine.solve.constraints import position_system, system_after
+from demine.solve.exact import CountCache, solve_system
 from tests.helpers import brute_force, random_position
 
 DATA = Path(__file__).parent / "data" / "ms_toollib"
@@ -346,3 +348,40 @@ def test_the_tracker_reports_a_bad_flag_and_recovers() -> None:
     with pytest.raises(InconsistentPosition):
         tracker.system(Position.from_text("3x1x1\n0FH"))
     assert tracker.system(good).constraints == [((1,), 1, 0)]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**9))
+def test_a_systems_outcomes_derived_and_counted_with_a_cache_match_a_fresh_analysis(seed: int) -> None:
+    # what the look-ahead does: each number a covered cell could show, its system derived from
+    # the position's (system_after) and counted with the components shared across outcomes
+    rng = random.Random(seed)
+    w, h = rng.randint(3, 9), rng.randint(3, 8)
+    p, _ = random_position(rng, w, h, rng.randint(1, w * h // 4), rng.randint(4, 24), flag_share=0.5)
+    try:
+        system = position_system(p)
+        analyze(p)
+    except InconsistentPosition:
+        return
+    cache: CountCache = {}
+    covered = [c for c in range(p.cells) if p.states[c] == COVERED]
+    for cell in rng.sample(covered, min(4, len(covered))):
+        for v in range(9):
+            after = p.with_state(cell, v)
+            try:
+                want = analyze(after)
+            except InconsistentPosition:
+                with pytest.raises(InconsistentPosition):
+                    solve_system(system_after(system, after, cell), explain=False, cache=cache)
+                continue
+            derived = system_after(system, after, cell)
+            fresh = position_system(after)
+            assert derived.constraints == fresh.constraints
+            assert derived.unknown == fresh.unknown
+            assert (derived.mines_left, derived.known_mines) == (fresh.mines_left, fresh.known_mines)
+            assert [derived.describe(lab) for _, _, lab in derived.constraints] == [
+                fresh.describe(lab) for _, _, lab in fresh.constraints
+            ]
+            got = solve_system(derived, explain=False, cache=cache)
+            assert got._prob == want._prob
+            assert (got.safe, got.mines, got.solutions) == (want.safe, want.mines, want.solutions)

@@ -11,12 +11,14 @@ from hypothesis import strategies as st
 
 import demine.solvers.best as best
 from demine import Position, analyze
+from demine.errors import InconsistentPosition
 from demine.grid import geometry
 from demine.position import COVERED, FLAG
 from demine.solve import Analysis, Limit
 from demine.solve.constraints import position_system
 from demine.solvers.best import best_move, forced_fifty
 from demine.solvers.longterm import Influence, Structure
+from tests.helpers import random_position
 
 # From a seeded intermediate game (best with long-term risk). (8,0)/(8,1) hold one mine (the 3 at
 # (7,0)) and their flanks, column 2, are flags: no number will ever tell them apart. The covered
@@ -146,3 +148,21 @@ def test_a_coin_toss_hidden_behind_covered_cells_is_taken_before_safer_guesses(
     assert bm.reason == "50-50" and bm.move.cell in pair
     monkeypatch.setattr(best, "LONG_TERM_RISK", False)
     assert best_move(p, Limit(seconds=5)).move.cell not in pair
+
+
+@cases
+@seeds
+def test_the_scan_finds_what_a_scan_of_every_cell_finds(seed: int) -> None:
+    # the scan starts only at cells near a known mine: check it against starting everywhere,
+    # on corner positions (many structures) and on positions of real play
+    rng = random.Random(seed)
+    p = _corner_position(rng, rng.randint(4, 8), rng.randint(4, 7))
+    for q in (p, random_position(rng, 9, 9, 10, 30, flag_share=0.7)[0]):
+        try:
+            a = analyze(q)
+        except InconsistentPosition:
+            continue
+        inf = Influence(q, a, position_system(q))
+        everywhere = Influence(q, a, position_system(q))
+        everywhere._anchors = lambda unknown=a.unknown: list(unknown)  # type: ignore[method-assign]
+        assert inf.scan() == everywhere.scan()

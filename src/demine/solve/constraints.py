@@ -102,6 +102,42 @@ def _finish(
     return System(unknown, constraints, mines_left, known, describe, note)
 
 
+def system_after(system: System, after: Position, cell: int) -> System:
+    """The system of ``after``, a position that differs from ``system``'s (built with trusted
+    flags) only in ``cell``, covered there and now showing a number: what
+    :func:`position_system` would give, without visiting the board. The look-ahead builds one
+    such system for each number a candidate could show. Raises :class:`InconsistentPosition`
+    when the number cannot hold with its flags and covered cells."""
+    nb = after.geometry.neighbours(cell)
+    own = _number_constraint(after, cell, True, nb)
+    constraints: list[tuple[tuple[int, ...], int, int]] = []
+    placed = own is None
+    for cells, v, lab in system.constraints:
+        if not placed and lab > cell:
+            assert own is not None
+            constraints.append((own[0], own[1], cell))
+            placed = True
+        if cell in cells:
+            cells = tuple(d for d in cells if d != cell)
+            if not cells:
+                if v:  # the number needed a mine at cell: as position_system would, say so
+                    _number_constraint(after, lab, True, after.geometry.neighbours(lab))
+                continue
+        constraints.append((cells, v, lab))
+    if not placed:
+        assert own is not None
+        constraints.append((own[0], own[1], cell))
+    states = after.states
+    width = after.width
+
+    def describe(label: int) -> str:
+        r, c = divmod(label, width)
+        return f"the {states[label]} at ({r},{c})"
+
+    unknown = [u for u in system.unknown if u != cell]
+    return System(unknown, constraints, system.mines_left, system.known_mines, describe, system.flag_note)
+
+
 def position_system(position: Position, *, trust_flags: bool = True) -> System:
     """The constraint system of a position. O(cells).
 

@@ -33,6 +33,7 @@ number of states depends on the frontier's width, not its length.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -236,6 +237,18 @@ def _plan(comp: Component, order: list[int]) -> tuple[list[Step], int, int]:
     return steps, shift_m, bits
 
 
+def _count_cached(
+    comp: Component, max_mines: int, deadline: float | None, state_cap: int, cache: CountCache
+) -> _Counted:
+    """:func:`_count`, or the count of an identical component (same boxes, constraints and
+    values) made earlier."""
+    key = (tuple(comp.boxes), tuple(map(tuple, comp.box_cons)), tuple(comp.cons_value), max_mines)
+    got = cache.get(key)
+    if got is None:
+        got = cache[key] = _count(comp, max_mines, deadline, state_cap)
+    return got
+
+
 def _count(comp: Component, max_mines: int, deadline: float | None, state_cap: int) -> _Counted:
     """The forward pass: the states after each step, and W[t]."""
     order = _order(comp)
@@ -346,8 +359,22 @@ def _convolve(a: list[int], b: list[int]) -> list[int]:
     return out
 
 
-def solve_system(system: System, limit: Limit | None = None, density: Fraction | None = None) -> Analysis:
-    """Analyse a constraint system exactly (or approximately, past ``limit``)."""
+#: Counts of components, kept by a caller across related systems (see :func:`solve_system`).
+CountCache = dict[tuple[object, ...], _Counted]
+
+
+def solve_system(
+    system: System,
+    limit: Limit | None = None,
+    density: Fraction | None = None,
+    explain: bool = True,
+    cache: CountCache | None = None,
+) -> Analysis:
+    """Analyse a constraint system exactly (or approximately, past ``limit``). Without
+    ``explain``, an impossible system raises :class:`InconsistentPosition` without looking for
+    the smallest set of numbers in conflict (the look-ahead tries many impossible numbers).
+    ``cache`` keeps each component's count by its structure, so that related systems (the
+    outcomes of one look-ahead, which differ in one component) count the others once."""
     t0 = time.perf_counter()
     limit = limit or Limit()
     deadline = t0 + limit.seconds if limit.seconds is not None else None
@@ -376,15 +403,32 @@ def solve_system(system: System, limit: Limit | None = None, density: Fraction |
     max_mines = L if L is not None else len(in_frontier)
     comps.sort(key=lambda c: c.cells)
     try:
-        counted = [_count(c, max_mines, deadline, limit.states) for c in comps]
+        if cache is None:
+            counted = [_count(c, max_mines, deadline, limit.states) for c in comps]
+        else:
+            counted = [_count_cached(c, max_mines, deadline, limit.states, cache) for c in comps]
     except _OverBudget:
         return _approximate(system, t0, limit)
     for cnt in counted:
         if not any(cnt.W):
+            if not explain:
+                raise InconsistentPosition("these numbers cannot all hold", ())
             raise _component_conflict(cnt.comp, system, max_mines)
     prob: dict[int, tuple[int, int]] = {}
+    # the cells proven safe and mines, gathered as probabilities are assigned (box by box)
+    safe_cells: list[int] = []
+    mine_cells: list[int] = []
+
+    def assign(cells: Sequence[int], nd: tuple[int, int]) -> None:
+        prob.update(dict.fromkeys(cells, nd))
+        if nd[0] == 0:
+            safe_cells.extend(cells)
+        elif nd[0] == nd[1]:
+            mine_cells.extend(cells)
+
     for c, v in decided.items():
         prob[c] = (v, 1)
+        (mine_cells if v else safe_cells).append(c)
     if L is None:
         p = density if density is not None else DEFAULT_DENSITY
         a, d = p.numerator, p.denominator
@@ -395,11 +439,8 @@ def solve_system(system: System, limit: Limit | None = None, density: Fraction |
             M, Z = _marginals(cnt, R)
             solutions *= sum(cnt.W)
             for b, cells in enumerate(cnt.comp.boxes):
-                nd = (M[b], len(cells) * Z)
-                for c in cells:
-                    prob[c] = nd
-        for c in off:
-            prob[c] = (a, d)
+                assign(cells, (M[b], len(cells) * Z))
+        assign(off, (a, d))
     else:
         total_poly, all_others = convolve_all_but_one([cnt.W for cnt in counted])
 
@@ -428,16 +469,12 @@ def solve_system(system: System, limit: Limit | None = None, density: Fraction |
             M, Zc = _marginals(cnt, R)
             assert Zc == Z, (Zc, Z)
             for b, cells in enumerate(cnt.comp.boxes):
-                nd = (M[b], len(cells) * Z)
-                for c in cells:
-                    prob[c] = nd
+                assign(cells, (M[b], len(cells) * Z))
         if n_off:
             num = sum(w * _comb(n_off - 1, L - T - 1) for T, w in enumerate(total_poly) if w)
-            nd = (num, Z)
-            for c in off:
-                prob[c] = nd
-    safe = frozenset(c for c, (n, d) in prob.items() if n == 0)
-    mines = frozenset(c for c, (n, d) in prob.items() if n == d)
+            assign(off, (num, Z))
+    safe = frozenset(safe_cells)
+    mines = frozenset(mine_cells)
 
     def reasons() -> dict[int, Reason]:
         return _reasons(system, safe | mines, comps, L is not None)

@@ -41,9 +41,9 @@ from demine.game import Move
 from demine.grid import geometry
 from demine.position import COVERED, FLAG, HIDDEN_MASK, Position
 from demine.solve import Analysis, Limit, analyze
-from demine.solve.constraints import System, SystemTracker, position_system
+from demine.solve.constraints import System, SystemTracker, position_system, system_after
 from demine.solve.enumerate import enumerate_layouts
-from demine.solve.exact import solve_system
+from demine.solve.exact import CountCache, solve_system
 from demine.solve.local import LocalEngine
 from demine.solve.rules import Propagator
 from demine.solvers.base import Decision
@@ -108,6 +108,13 @@ def _neighbour_getters(width: int, height: int) -> tuple[Callable[[bytes], Any],
         else:
             out.append(itemgetter(slice(cells[0], cells[0] + 1) if cells else slice(0, 0)))
     return tuple(out)
+
+
+@lru_cache(maxsize=8)
+def _neighbour_counts(width: int, height: int) -> tuple[int, ...]:
+    """Per cell, how many neighbours it has (3 in a corner, 5 on an edge, 8 inside)."""
+    nb = geometry(width, height).neighbours
+    return tuple(len(nb(c)) for c in range(width * height))
 
 
 def _zero_chance_keys(position: Position) -> Callable[[int], int]:
@@ -238,10 +245,17 @@ def _near_off(
     return sorted(near, key=lambda d: (zero_key(d), d))[:NEAR_OFF]
 
 
-def _outcomes(position: Position, cell: int, limit: Limit) -> list[tuple[int, Analysis, Position]]:
+def _outcomes(
+    position: Position,
+    cell: int,
+    limit: Limit,
+    system: System | None = None,
+    cache: CountCache | None = None,
+) -> list[tuple[int, Analysis, Position]]:
     """For each number ``cell`` could show: the count of layouts, the analysis afterwards and the
     position (an approximate analysis, past the budget, is kept with its count 1 so callers can
-    tell)."""
+    tell). ``system``, when given, is the position's: each outcome's is derived from it, and its
+    components' counts are kept in ``cache`` (one per look-ahead)."""
     st = position.states
     nb = position.geometry.neighbours(cell)
     flags = sum(1 for d in nb if st[d] == FLAG)
@@ -250,7 +264,10 @@ def _outcomes(position: Position, cell: int, limit: Limit) -> list[tuple[int, An
     for v in range(flags, flags + covered + 1):
         after = position.with_state(cell, v)
         try:
-            a = analyze(after, limit=limit)
+            if system is None:
+                a = analyze(after, limit=limit)
+            else:
+                a = solve_system(system_after(system, after, cell), limit, explain=False, cache=cache)
         except InconsistentPosition:
             continue
         if a.approximate:
@@ -281,7 +298,11 @@ def _blended_safety(a: Analysis) -> Fraction:
 
 
 def look_ahead(
-    position: Position, a: Analysis, limit: Limit, influence: Influence | None = None
+    position: Position,
+    a: Analysis,
+    limit: Limit,
+    influence: Influence | None = None,
+    system: System | None = None,
 ) -> BestMove | None:
     """Score the candidates by the chance to survive them and the next guess.
 
@@ -308,15 +329,26 @@ def look_ahead(
     best_p = a.min_probability()
     floor = (1 - best_p) * Fraction(CANDIDATE_SHARE)
     zero_key = _zero_chance_keys(position)
-    frontier = sorted(
-        (c for c in covered if not _off_frontier(position, c) and 1 - prob[c] >= floor),
-        key=lambda c: (prob[c], zero_key(c), c),
-    )[:MAX_CANDIDATES]
+    # the cells safe enough to weigh, on the frontier and off it (integer tests, one per
+    # probability: this visits every covered cell)
+    fn, fd = floor.numerator, floor.denominator
+    passes: dict[tuple[int, int], bool] = {}
+    near_ok: list[int] = []
+    off_ok: list[int] = []
+    # off the frontier: every neighbour covered or flagged (none revealed)
+    n_nb = _neighbour_counts(position.width, position.height) if position.cells <= 65536 else None
+    for c in covered:
+        nd = a._prob[c]
+        ok = passes.get(nd)
+        if ok is None:
+            n, d = nd
+            ok = passes[nd] = (d - n) * fd >= fn * d
+        if ok:
+            is_off = zero_key(c) == n_nb[c] if n_nb is not None else _off_frontier(position, c)
+            (off_ok if is_off else near_ok).append(c)
+    frontier = sorted(near_ok, key=lambda c: (prob[c], zero_key(c), c))[:MAX_CANDIDATES]
     far = _distances(position)
-    off = sorted(
-        (c for c in covered if _off_frontier(position, c) and 1 - prob[c] >= floor),
-        key=lambda c: (zero_key(c), far(c), c),
-    )[:MAX_OFF_CANDIDATES]
+    off = sorted(off_ok, key=lambda c: (zero_key(c), far(c), c))[:MAX_OFF_CANDIDATES]
     if NEAR_OFF:
         off += _near_off(position, prob, floor, zero_key, off)
     chosen = frontier + off
@@ -335,6 +367,7 @@ def look_ahead(
     # FAR_OFF, lower cell)
     best_key: tuple[int, Fraction, int, Fraction, int, int] | None = None
     best_cell = candidates[0]
+    count_cache: CountCache = {}  # the outcomes' component counts, shared by the candidates
     for c in candidates:
         if deadline is not None and time.perf_counter() > deadline:
             break
@@ -343,7 +376,7 @@ def look_ahead(
         beat = None if best_key is None or (DEAD_LAST and not best_key[0]) else best_key[1]
         if beat is not None and _score(safe_c, Fraction(1), Fraction(1)) < beat:
             continue  # even a certain next move could not beat the leader
-        outs = _outcomes_pruned(position, c, sub, safe_c, beat)
+        outs = _outcomes_pruned(position, c, sub, safe_c, beat, system, count_cache)
         if outs is None:
             continue
         total, weighted, values, progress = outs
@@ -401,14 +434,20 @@ def _score(safe_c: Fraction, next_safety: Fraction, progress: Fraction) -> Fract
 
 
 def _outcomes_pruned(
-    position: Position, cell: int, limit: Limit, safe_c: Fraction, beat: Fraction | None
+    position: Position,
+    cell: int,
+    limit: Limit,
+    safe_c: Fraction,
+    beat: Fraction | None,
+    system: System | None = None,
+    cache: CountCache | None = None,
 ) -> tuple[int, Fraction, int, Fraction] | None:
     """Sum over the numbers ``cell`` can show of (layouts x best safety afterwards).
 
     Returns (layouts with the cell safe, the weighted sum, how many numbers are possible, the
     chance a safe cell appears), or None when an analysis ran past its budget or the candidate
     cannot beat ``beat`` any more."""
-    found = _outcomes(position, cell, limit)
+    found = _outcomes(position, cell, limit, system, cache)
     if any(o.approximate for _, o, _ in found):
         return None
     outs = [(n, _best_safety(o) * _long_term(after, o, cell)) for n, o, after in found]
@@ -592,13 +631,14 @@ def best_move(
         if c50 is not None:
             return BestMove(Move("reveal", c50), "50-50", 0.5)
         influence = None
+        system = system or position_system(position)
         if LONG_TERM_RISK and a.solutions is not None:
-            influence = Influence(position, a, system or position_system(position))
+            influence = Influence(position, a, system)
             pseudo = influence.pseudo()
             if pseudo is not None:
                 return BestMove(Move("reveal", pseudo), "50-50", a.p(pseudo))
         left = None if limit.seconds is None else max(0.05, limit.seconds - (time.perf_counter() - t0))
-        la = look_ahead(position, a, Limit(seconds=left, states=limit.states), influence)
+        la = look_ahead(position, a, Limit(seconds=left, states=limit.states), influence, system)
         if la is not None:
             return la
     return safest_move(position, a, far_ties=True)

@@ -135,7 +135,7 @@ class Influence:
         if self._scan is None:
             p = self.position
             found = []
-            for cell in self.a.unknown:
+            for cell in self._anchors():
                 r, c = divmod(cell, p.width)
                 for s in (
                     self._pair_h(r, c, SCAN_MISSING),
@@ -146,6 +146,22 @@ class Influence:
                         found.append(s)
             self._scan = found
         return self._scan
+
+    def _anchors(self) -> list[int]:
+        """The cells a scanned structure can start at (its top-left cell). On a board of at least
+        4x4 every structure has two flanks on the board (a box one), so with at most
+        ``SCAN_MISSING`` missing it has a known mine among them, within two steps of its start:
+        only the cells that near a known mine are tried."""
+        p = self.position
+        w, h = p.width, p.height
+        if w < 4 or h < 4:
+            return list(self.a.unknown)
+        near: set[int] = set()
+        for m in self._known:
+            r, c = divmod(m, w)
+            for rr in range(max(0, r - 2), min(h, r + 3)):
+                near.update(range(rr * w + max(0, c - 2), rr * w + min(w, c + 3)))
+        return [cell for cell in self.a.unknown if cell in near]
 
     def _around(self, cell: int) -> Iterator[tuple[str, Structure]]:
         r, c = divmod(cell, self.position.width)
