@@ -89,9 +89,17 @@ def main() -> None:
     if not drawn:
         raise SystemExit("--games: draw at least one board")
     w, h = drawn[0].width, drawn[0].height
-    then = None if ns.then is None else _cell(ns.then, w, h)
-    if then is not None and then == drawn[0].start:
-        raise SystemExit(f"--then {ns.then!r} is the first click")
+    then = None
+    if ns.then is not None:
+        parts = ns.then.split(",")
+        if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+            raise SystemExit(f"--then {ns.then!r}: expected ROW,COL (one cell)")
+        try:
+            then = _cell(ns.then, w, h)
+        except SystemExit as e:
+            raise SystemExit(f"--then: {e}") from None
+        if then == drawn[0].start:
+            raise SystemExit(f"--then {ns.then!r} is the first click")
     opened = [drawn[0].start] + ([] if then is None else [then])
     texts: list[str] = []
     for t in ns.cells:
