@@ -23,7 +23,9 @@ from collections.abc import Callable
 
 from boards import add_board_options, board_specs
 from demine.bench import bench, paired
+from demine.errors import DemineError
 from demine.game import Move
+from demine.grid import parse_cell
 from demine.position import COVERED, Position
 from demine.solvers import Player, register
 from demine.solvers.base import Decision
@@ -53,16 +55,15 @@ def _factory(moves: list[int | None]) -> Callable[[], Player]:
     return lambda: _Forced(moves)
 
 
-def _cell(text: str, width: int, height: int) -> int | None:
-    if text == "best":
+def _cell(text: str, width: int, height: int, what: str = "cell") -> int | None:
+    """A CELL argument: ``best`` (None) or ROW,COL; a bad one ends the script with one line."""
+    if text == "best" and what == "cell":
         return None
     try:
-        r, c = (int(x) for x in text.split(","))
-    except ValueError:
-        raise SystemExit(f"cell {text!r}: expected ROW,COL, 'best' or 'off'") from None
-    if not (0 <= r < height and 0 <= c < width):
-        raise SystemExit(f"cell {text!r}: outside the {width}x{height} board")
-    return r * width + c
+        return parse_cell(text, width, height)
+    except DemineError as e:
+        also = " (or 'best', or 'off')" if what == "cell" and "," not in text else ""
+        raise SystemExit(f"{what} {text!r}: {e}{also}") from None
 
 
 def _off_cells(width: int, height: int, opened: list[int]) -> list[str]:
@@ -91,13 +92,7 @@ def main() -> None:
     w, h = drawn[0].width, drawn[0].height
     then = None
     if ns.then is not None:
-        parts = ns.then.split(",")
-        if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
-            raise SystemExit(f"--then {ns.then!r}: expected ROW,COL (one cell)")
-        try:
-            then = _cell(ns.then, w, h)
-        except SystemExit as e:
-            raise SystemExit(f"--then: {e}") from None
+        then = _cell(ns.then, w, h, "--then")
         if then == drawn[0].start:
             raise SystemExit(f"--then {ns.then!r} is the first click")
     opened = [drawn[0].start] + ([] if then is None else [then])
