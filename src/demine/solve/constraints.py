@@ -74,20 +74,27 @@ def _number_constraint(
     return (tuple(cells), need) if cells else None
 
 
+def _describer(position: Position) -> Callable[[int], str]:
+    """Names a number of ``position`` by its label (its cell): ``the 3 at (2,5)``."""
+    states = position.states
+    width = position.width
+
+    def describe(cell: int) -> str:
+        r, c = divmod(cell, width)
+        return f"the {states[cell]} at ({r},{c})"
+
+    return describe
+
+
 def _finish(
     position: Position, trust_flags: bool, constraints: list[tuple[tuple[int, ...], int, int]]
 ) -> System:
     """The System of a position, given its constraints (in cell order)."""
     states = position.states
-    width = position.width
     # cells picked by a byte mask at C speed (this runs at every decision of a game)
     cells = range(len(states))
     unknown = list(compress(cells, states.translate(COVERED_MASK if trust_flags else HIDDEN_MASK)))
     known = frozenset(compress(cells, states.translate(FLAG_MASK))) if trust_flags else frozenset()
-
-    def describe(cell: int) -> str:
-        r, c = divmod(cell, width)
-        return f"the {states[cell]} at ({r},{c})"
 
     mines_left = None
     if position.mines is not None:
@@ -99,7 +106,7 @@ def _finish(
                 mine_count=True,
             )
     note = " (flags are trusted as mines; analyse with trust_flags=False to doubt them)" if known else ""
-    return System(unknown, constraints, mines_left, known, describe, note)
+    return System(unknown, constraints, mines_left, known, _describer(position), note)
 
 
 def system_after(system: System, after: Position, cell: int) -> System:
@@ -127,15 +134,10 @@ def system_after(system: System, after: Position, cell: int) -> System:
     if not placed:
         assert own is not None
         constraints.append((own[0], own[1], cell))
-    states = after.states
-    width = after.width
-
-    def describe(label: int) -> str:
-        r, c = divmod(label, width)
-        return f"the {states[label]} at ({r},{c})"
-
     unknown = [u for u in system.unknown if u != cell]
-    return System(unknown, constraints, system.mines_left, system.known_mines, describe, system.flag_note)
+    return System(
+        unknown, constraints, system.mines_left, system.known_mines, _describer(after), system.flag_note
+    )
 
 
 def position_system(position: Position, *, trust_flags: bool = True) -> System:

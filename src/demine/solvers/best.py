@@ -670,6 +670,14 @@ class Follower:
         return eng
 
 
+def _proven(safe: Iterable[int], mines: Iterable[int]) -> Decision:
+    """Open the proven safe cells and flag the proven mines, each in cell order."""
+    reveal = sorted(safe)
+    flag = sorted(mines)
+    moves = [Move("reveal", c) for c in reveal] + [Move("flag", c) for c in flag]
+    return Decision(moves, reason="safe", mine_probability=0.0, forced=len(reveal) + len(flag))
+
+
 def _quick_safe(position: Position, follower: Follower) -> Decision | None:
     """Open what single numbers prove safe, without the full count, and flag the mines they
     prove (the player's own flags are proven, so trusting them is sound; they keep the numbers
@@ -683,10 +691,7 @@ def _quick_safe(position: Position, follower: Follower) -> Decision | None:
     if not eng.safe:
         return None
     st = position.states
-    safe = sorted(eng.safe)
-    mines = sorted(c for c in eng.mines if st[c] == COVERED)
-    moves = [Move("reveal", c) for c in safe] + [Move("flag", c) for c in mines]
-    return Decision(moves, reason="safe", mine_probability=0.0, forced=len(safe) + len(mines))
+    return _proven(eng.safe, (c for c in eng.mines if st[c] == COVERED))
 
 
 #: Before the full count, try the pair rule (two numbers together) on the constraint system: it
@@ -704,12 +709,9 @@ def _pair_safe(system: System) -> Decision | None:
     except InconsistentPosition:
         return None
     decided = prop.decided
-    safe = sorted(c for c, v in decided.items() if not v)
-    if not safe:
-        return None
-    mines = sorted(c for c, v in decided.items() if v)
-    moves = [Move("reveal", c) for c in safe] + [Move("flag", c) for c in mines]
-    return Decision(moves, reason="safe", mine_probability=0.0, forced=len(safe) + len(mines))
+    if all(decided.values()):
+        return None  # no safe cell proven
+    return _proven((c for c, v in decided.items() if not v), (c for c, v in decided.items() if v))
 
 
 def _flags_for(a: Analysis) -> list[Move]:
@@ -737,17 +739,11 @@ def _decide(
         if pair is not None:
             return pair
     a = analyze(position, limit=limit) if system is None else solve_system(system, limit)
-    flags = _flags_for(a)
     if a.safe:
-        return Decision(
-            [*(Move("reveal", c) for c in sorted(a.safe)), *flags],
-            reason="safe",
-            mine_probability=0.0,
-            forced=len(a.safe) + len(a.mines),
-        )
+        return _proven(a.safe, a.mines)
     bm = guess(a, system)
     return Decision(
-        [bm.move, *flags],
+        [bm.move, *_flags_for(a)],
         guess=True,
         reason=bm.reason,
         mine_probability=bm.mine_probability,
@@ -814,10 +810,7 @@ def local_decide(eng: LocalEngine) -> Decision:
     if not eng.safe:
         eng.count()
     if eng.safe:
-        cells = sorted(eng.safe)
-        return Decision(
-            [Move("reveal", c) for c in cells], reason="safe", mine_probability=0.0, forced=len(cells)
-        )
+        return _proven(eng.safe, ())
     front = eng.safest()
     off, p_off = eng.off_frontier()
     if front is not None and (off is None or front[1] <= p_off):
