@@ -37,7 +37,8 @@ def _play(src: Path, player: str, games: int, seed: str) -> tuple[int, float]:
         check=False,
     )
     if out.returncode != 0:
-        raise SystemExit(f"{player} at {src}: {out.stderr.strip().splitlines()[-1]}")
+        last = (out.stderr.strip().splitlines() or [f"exit status {out.returncode}"])[-1]
+        raise SystemExit(f"{player} at {src}: {last}")
     wins, ms = out.stdout.split()
     return int(wins), float(ms)
 
