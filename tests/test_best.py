@@ -312,3 +312,31 @@ def test_trying_the_pair_rule_first_changes_no_guess(player: str, monkeypatch: p
     off = guesses(False)
     assert sum(map(len, off)) > 12
     assert guesses(True) == off
+
+
+def test_recording_the_ranking_prunes_nothing_and_changes_no_move(monkeypatch: pytest.MonkeyPatch) -> None:
+    # benchmarks/forks.py reads every candidate's score from RANKING; pruning is sound, so the
+    # unpruned search must play the same move, and that move must top the recorded ranking
+    checked = 0
+    for spec in generated_specs(16, 16, 40, "safe", None, 20, "ranking"):
+        game = spec.game()
+        game.reveal(spec.start)
+        player = BestPlayer()
+        rng = random.Random(0)
+        while not game.over:
+            p = game.position()
+            monkeypatch.setattr(best_module, "RANKING", None)
+            plain = best_move(p) if not analyze(p).safe else None
+            ranking: list[best_module.Ranked] = []
+            monkeypatch.setattr(best_module, "RANKING", ranking)
+            d = player.decide(p, rng)
+            if plain is not None and plain.reason == "look-ahead":
+                assert d.moves[0] == plain.move
+                assert max(ranking, key=lambda r: r.key).cell == plain.move.cell
+                # one entry per candidate, and more than one (else no look-ahead is needed)
+                assert len({r.cell for r in ranking}) == len(ranking) >= 2
+                checked += 1
+            for m in d.moves:
+                if not game.over:
+                    game.play(m)
+    assert checked >= 10

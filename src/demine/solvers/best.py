@@ -373,7 +373,12 @@ def look_ahead(
             break
         safe_c = safety[c] if c in safety else 1 - prob[c]
         # pruning is sound only against a leader that no candidate outranks by being live
-        beat = None if best_key is None or (DEAD_LAST and not best_key[0]) else best_key[1]
+        # (and nothing is pruned while RANKING records every candidate)
+        beat = (
+            None
+            if best_key is None or (DEAD_LAST and not best_key[0]) or RANKING is not None
+            else best_key[1]
+        )
         if beat is not None and _score(safe_c, Fraction(1), Fraction(1)) < beat:
             continue  # even a certain next move could not beat the leader
         outs = _outcomes_pruned(position, c, sub, safe_c, beat, system, count_cache)
@@ -383,6 +388,8 @@ def look_ahead(
         score = _score(safe_c, weighted / total, progress)
         live = 1 if values > 1 else 0
         key = (live if DEAD_LAST else 0, score, live, -prob[c], -far(c), -c)
+        if RANKING is not None:
+            RANKING.append(Ranked(key, c, float(prob[c]), float(score), c in off, values))
         if best_key is None or key > best_key:
             best_key = key
             best_cell = c
@@ -392,6 +399,27 @@ def look_ahead(
         Move("reveal", best_cell), "look-ahead", float(prob[best_cell]), survive_two=float(best_key[1])
     )
 
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    """One look-ahead candidate as scored (recorded when :data:`RANKING` is a list)."""
+
+    key: tuple[int, Fraction, int, Fraction, int, int]
+    """The look-ahead's sort key: the highest is played."""
+    cell: int
+    probability: float
+    """Its chance of a mine."""
+    score: float
+    """Its two-guess score."""
+    off_frontier: bool
+    numbers: int
+    """How many numbers it could show."""
+
+
+#: For experiments (``benchmarks/forks.py``): when a list, every look-ahead appends each candidate
+#: it scored, and prunes nothing (so every candidate's score is complete). Pruning is sound, so
+#: the move played is the same either way (tested).
+RANKING: list[Ranked] | None = None
 
 #: How a look-ahead candidate is scored: "two" (survive it and the next guess), "progress"
 #: (safety times 1 + PROGRESS_WEIGHT x the chance a safe cell appears), or "both".
