@@ -86,6 +86,10 @@ def play(spec: GameSpec) -> list[dict[str, Any]]:
     return forks
 
 
+#: What report() reads from each fork's line.
+_FIELDS = {"won", "alt_won", "p", "alt_p", "score", "alt_score", "off", "alt_off", "guess", "covered"}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     add_board_options(ap, "fork1")
@@ -96,9 +100,14 @@ def main() -> None:
     if ns.report:
         try:
             with open(ns.report) as f:
-                report([json.loads(line) for line in f])
-        except (OSError, ValueError, KeyError) as e:
+                rows = [json.loads(line) for line in f]
+            for i, r in enumerate(rows, 1):
+                missing = _FIELDS - set(r)
+                if missing:
+                    raise ValueError(f"line {i} has no {', '.join(sorted(missing))}")
+        except (OSError, ValueError, AttributeError, TypeError) as e:
             raise SystemExit(f"--report {ns.report}: {e}") from None
+        report(rows)
         return
     specs = board_specs(ns)
     rows: list[dict[str, Any]] = []
