@@ -37,6 +37,7 @@ VARIANTS: dict[str, dict[str, Any] | None] = {
     "ltrblend": {"LONG_TERM_RISK": True, "NEXT": "blend"},
     "deadlast": {"DEAD_LAST": True},  # a dead candidate only when no live one is left
     "near": {"NEAR_OFF": 4},  # also 4 off-frontier cells two steps from a number
+    "tieonly": {"CANDIDATE_SHARE": 1.0},  # the look-ahead chooses only among the safest cells
     "nofar": {"FAR_OFF": False},  # equal off-frontier cells in reading order (the farthest since 2026-11-23)
 }
 
