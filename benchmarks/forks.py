@@ -16,6 +16,7 @@ import argparse
 import json
 import random
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import ExitStack
 from typing import Any
 
 import demine.solvers.best as best
@@ -45,7 +46,8 @@ def play(spec: GameSpec) -> list[dict[str, Any]]:
     guess_no = 0
     while not game.over:
         best.RANKING = []
-        d = player.decide(game.position(), rng)
+        position = game.position()
+        d = player.decide(position, rng)
         ranking = best.RANKING
         best.RANKING = None
         if d.guess:
@@ -64,7 +66,7 @@ def play(spec: GameSpec) -> list[dict[str, Any]]:
                 {
                     "game": spec.index,
                     "guess": guess_no,
-                    "covered": sum(1 for s in game.position().states if s == COVERED),
+                    "covered": position.states.count(COVERED),
                     "p": top.probability,
                     "score": top.score,
                     "off": top.off_frontier,
@@ -111,13 +113,18 @@ def main() -> None:
         return
     specs = board_specs(ns)
     rows: list[dict[str, Any]] = []
-    with ProcessPoolExecutor(ns.jobs) as ex:
+    with ExitStack() as stack:
+        out = None
+        if ns.out:  # opened before the games, so that a bad path fails at once, not after them
+            try:
+                out = stack.enter_context(open(ns.out, "w"))
+            except OSError as e:
+                raise SystemExit(f"--out {ns.out}: {e}") from None
+        ex = stack.enter_context(ProcessPoolExecutor(ns.jobs))
         for forks in ex.map(play, specs, chunksize=20):
             rows.extend(forks)
-    if ns.out:
-        with open(ns.out, "w") as f:
-            for r in rows:
-                f.write(json.dumps(r) + "\n")
+            if out is not None:
+                out.writelines(json.dumps(r) + "\n" for r in forks)
     report(rows)
 
 
