@@ -2,10 +2,12 @@
 
 Run: python benchmarks/endgame_gap.py --games N --seed SEED --below 60 --upto 2000
 
-``best`` plays with its exact endgame search limited to ``--below`` layouts. At each guess it makes
-with more layouts than that but at most ``--upto``, every layout is enumerated and the game tree
-searched: the chance to win after the move ``best`` played and after the best move are both exact,
-and their difference is what the search would have gained at that guess. The sum over the games,
+``best`` plays with its exact endgame search limited to ``--below`` layouts, and its sampled
+endgame (a search over a sample of the layouts) up to ``--sampled`` layouts (0: none; the default
+is ``best``'s own limit). At each guess it makes with more layouts than ``--below`` but at most
+``--upto``, every layout is enumerated and the game tree searched: the chance to win after the move
+``best`` played and after the best move are both exact, and their difference is what the exact
+search would have gained at that guess. The sum over the games,
 divided by the games, is the gain in win rate from those guesses alone (later guesses in the same
 range would gain more). Printed per range of layouts, with the search's time.
 """
@@ -31,8 +33,10 @@ def main() -> None:
     add_board_options(ap, "gap1")
     ap.add_argument("--below", type=int, default=60, help="best's own endgame limit while playing")
     ap.add_argument("--upto", type=int, default=2000, help="the most layouts measured")
+    ap.add_argument("--sampled", type=int, default=best.SAMPLED_LAYOUTS, help="best's sampled endgame limit")
     ns = ap.parse_args()
     best.ENDGAME_LAYOUTS = ns.below
+    best.SAMPLED_LAYOUTS = ns.sampled
     # (layouts, gain, ms) per measured guess; searches that run past 1,000,000 nodes are counted
     seen: list[tuple[int, float, float]] = []
     given_up = 0
@@ -65,7 +69,10 @@ def main() -> None:
     best.best_move = measured  # BestPlayer looks it up at each decision
     specs = board_specs(ns)
     wins = sum(play_game(spec, "best").won for spec in specs)
-    print(f"{ns.size} {ns.rule}, {ns.games} games (seed {ns.seed}), endgame below {ns.below}: {wins} won")
+    print(
+        f"{ns.size} {ns.rule}, {ns.games} games (seed {ns.seed}), endgame up to {ns.below} layouts, "
+        f"sampled up to {ns.sampled}: {wins} won"
+    )
     print(f"{'layouts':>14} {'guesses':>8} {'worse':>6} {'gain/game (points)':>19} {'search ms/game':>15}")
     bounds = [ns.below, *(r for r in RANGES if ns.below < r < ns.upto), ns.upto]
     for lo, hi in itertools.pairwise(bounds):

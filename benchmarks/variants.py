@@ -39,6 +39,8 @@ VARIANTS: dict[str, dict[str, Any] | None] = {
     "near": {"NEAR_OFF": 4},  # also 4 off-frontier cells two steps from a number
     "tieonly": {"CANDIDATE_SHARE": 1.0},  # the look-ahead chooses only among the safest cells
     "nofar": {"FAR_OFF": False},  # equal off-frontier cells in reading order (the farthest since 2026-11-23)
+    "nosample": {"SAMPLED_LAYOUTS": 0},  # no sampled endgame (on since 2026-11-24)
+    "sample50k": {"SAMPLED_LAYOUTS": 50_000},  # the sampled endgame up to 50,000 layouts
 }
 
 

@@ -1,6 +1,8 @@
 """Behaviour of the strongest player (never its timings or win rates)."""
 
+import math
 import random
+from collections import Counter
 from fractions import Fraction
 from functools import cache
 
@@ -8,9 +10,10 @@ import pytest
 
 from demine import Position, analyze
 from demine.bench import generated_specs, play_game
+from demine.position import COVERED
 from demine.solve import Limit
 from demine.solve.constraints import position_system
-from demine.solve.enumerate import enumerate_layouts
+from demine.solve.enumerate import enumerate_layouts, sample_layouts
 from demine.solvers import best as best_module
 from demine.solvers.best import (
     BestPlayer,
@@ -23,6 +26,7 @@ from demine.solvers.best import (
     best_move,
     endgame,
     forced_fifty,
+    sampled_endgame,
 )
 from tests.helpers import brute_force
 
@@ -200,6 +204,68 @@ def test_enumerated_layouts_are_exactly_the_consistent_ones() -> None:
 def test_enumeration_gives_up_past_its_limit() -> None:
     p = Position.covered(9, 9, 10)
     assert enumerate_layouts(p, 1000) is None
+
+
+def test_sampled_layouts_are_consistent_and_uniform() -> None:
+    # Frontier assignments holding different numbers of mines leave different numbers of ways to
+    # place the rest off the frontier: a draw that ignored those weights would be far from uniform.
+    from tests.helpers import random_position
+
+    rng = random.Random(8)
+    checked = unequal = 0
+    while checked < 6 or unequal < 3:
+        p, _ = random_position(rng, 6, 5, rng.randint(4, 8), max_covered=rng.randint(10, 14), flag_share=0.2)
+        layouts = enumerate_layouts(p, 300)
+        if not layouts or len(layouts) < 5:
+            continue
+        system = position_system(p)
+        frontier = {c for cs, _, _ in system.constraints for c in cs}
+        ways = {len(lay - frontier) for lay in layouts}  # mines off the frontier, one weight each
+        if len(ways) == 1 and checked >= 6:
+            continue  # the weights are not put to the test here
+        unequal += len(ways) > 1
+        per = 200
+        draws = sample_layouts(p, per * len(layouts), random.Random(checked), 10_000)
+        assert draws is not None
+        counts = Counter(draws)
+        assert set(counts) <= set(layouts)
+        # each layout's count is binomial(n, 1/len): within 5 standard deviations
+        sd = math.sqrt(per * (1 - 1 / len(layouts)))
+        assert all(abs(counts[lay] - per) < 5 * sd for lay in layouts)
+        checked += 1
+
+
+def test_sampling_needs_no_list_of_layouts_but_gives_up_past_its_assignments() -> None:
+    p = Position.covered(9, 9, 10)  # no frontier: one assignment, 1.9e12 layouts
+    draws = sample_layouts(p, 3, random.Random(1), 1)
+    assert draws is not None and all(len(lay) == 10 for lay in draws)
+    p = Position.from_text(ENDGAMES[0][0])
+    assert sample_layouts(p, 3, random.Random(1), 1) is None  # more than one assignment
+
+
+@pytest.mark.parametrize("text, riskier", ENDGAMES)
+def test_the_sampled_endgame_plays_the_best_move_when_the_sample_holds_every_layout(
+    text: str, riskier: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    p = Position.from_text(text)
+    a = analyze(p)
+    layouts = enumerate_layouts(p, 100)
+    assert layouts is not None
+    monkeypatch.setattr(best_module, "ENDGAME_LAYOUTS", 2)  # too many layouts for the exact search
+    monkeypatch.setattr(best_module, "ENDGAME_SAMPLE", 2000)  # so many draws that all come up
+    bm = sampled_endgame(p, a)
+    assert bm is not None and bm.reason == "sampled endgame" and bm.win_probability is None
+    obs = _observations(p, layouts)
+    assert _move_value(layouts, obs, bm.move.cell) == _tree_value(layouts, obs)
+    assert bm.mine_probability == pytest.approx(float(a.probability(bm.move.cell)))
+    # a small sample gives some guess, the same one every time for the same position
+    monkeypatch.setattr(best_module, "ENDGAME_SAMPLE", 3)
+    small = sampled_endgame(p, a)
+    assert small is not None and small.reason == "sampled endgame"
+    assert p.states[small.move.cell] == COVERED and small.move.cell not in a.mines
+    assert sampled_endgame(p, a) == small
+    monkeypatch.setattr(best_module, "SAMPLED_LAYOUTS", 2)  # off
+    assert sampled_endgame(p, a) is None
 
 
 def test_best_opens_safe_cells_and_flags_only_proven_mines() -> None:

@@ -1,13 +1,18 @@
 """Every consistent mine layout of a position, when there are few.
 
-Used by the exact endgame search: a depth-first search over the frontier cells with pruning, then
-every way to place the remaining mines off the frontier.
+Used by the endgame search: a depth-first search over the frontier cells with pruning, then
+every way to place the remaining mines off the frontier; or, when there are too many layouts to
+list, a uniform sample of them.
 """
 
 from __future__ import annotations
 
+import random
+from bisect import bisect_right
 from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import combinations
+from math import comb
 
 from demine.position import Position
 from demine.solve.constraints import position_system
@@ -19,56 +24,121 @@ def enumerate_layouts(
     """All consistent layouts (each the set of mined unknown cells), or None when there are
     more than ``max_layouts``. Needs the total mine count. Flags are trusted as mines (they are
     not part of the layouts)."""
-    if position.mines is None:
+    frontier = _Frontier.of(position, trust_flags)
+    if frontier is None:
         return None
-    system = position_system(position, trust_flags=trust_flags)
-    left = system.mines_left
-    assert left is not None
-    cons = [(list(cs), v) for cs, v, _ in system.constraints]
-    in_frontier = {c for cs, _ in cons for c in cs}
-    frontier = sorted(in_frontier)
-    off = [c for c in system.unknown if c not in in_frontier]
-    # order the frontier so that neighbours in constraints come close together
-    order: list[int] = []
-    seen: set[int] = set()
-    cell_cons: dict[int, list[int]] = {}
-    for i, (cs, _) in enumerate(cons):
-        for c in cs:
-            cell_cons.setdefault(c, []).append(i)
-    for start in frontier:
-        if start in seen:
-            continue
-        stack = [start]
-        seen.add(start)
-        while stack:
-            c = stack.pop()
-            order.append(c)
-            for i in cell_cons[c]:
-                for d in cons[i][0]:
-                    if d not in seen:
-                        seen.add(d)
-                        stack.append(d)
-    n = len(order)
-    need = [v for _, v in cons]
-    var_cons = [cell_cons[c] for c in order]
+    off, left = frontier.off, frontier.left
     out: list[frozenset[int]] = []
 
-    def leaf(value: list[int], mines: int) -> bool:
+    def leaf(base: frozenset[int], mines: int) -> bool:
         rest = left - mines
         if rest > len(off):
             return True
-        base = frozenset(order[j] for j in range(n) if value[j])
         for combo in combinations(off, rest):
             out.append(base.union(combo))
             if len(out) > max_layouts:
                 return False
         return True
 
-    if n > 900:
+    return out if frontier.assignments(leaf) else None
+
+
+def sample_layouts(
+    position: Position,
+    k: int,
+    rng: random.Random,
+    max_assignments: int,
+    *,
+    trust_flags: bool = True,
+) -> list[frozenset[int]] | None:
+    """``k`` layouts drawn independently and uniformly from all consistent layouts (so a layout
+    may come twice), or None when the frontier cells have more than ``max_assignments``
+    consistent assignments (or the position has no layout). Exact: each assignment of the
+    frontier cells is weighted by its number of ways to place the other mines off the frontier,
+    and the draw uses integer weights."""
+    frontier = _Frontier.of(position, trust_flags)
+    if frontier is None:
         return None
-    if not search_assignments(var_cons, need, leaf, max_mines=left):
+    off, left = frontier.off, frontier.left
+    found: list[tuple[frozenset[int], int]] = []
+    cumulative: list[int] = []
+    total = 0
+
+    def leaf(base: frozenset[int], mines: int) -> bool:
+        nonlocal total
+        rest = left - mines
+        if rest > len(off):
+            return True
+        total += comb(len(off), rest)
+        found.append((base, rest))
+        cumulative.append(total)
+        return len(found) <= max_assignments
+
+    if not frontier.assignments(leaf) or not total:
         return None
+    out = []
+    for _ in range(k):
+        base, rest = found[bisect_right(cumulative, rng.randrange(total))]
+        out.append(base.union(rng.sample(off, rest)))
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Frontier:
+    """A position's constraints for a search over its frontier cells: the cells in search order
+    (neighbours in constraints close together), the constraints each is in, the values, the
+    unknown cells off the frontier and the mines left."""
+
+    order: list[int]
+    var_cons: list[list[int]]
+    need: list[int]
+    off: list[int]
+    left: int
+
+    @classmethod
+    def of(cls, position: Position, trust_flags: bool) -> _Frontier | None:
+        """None without a total mine count, or with more than 900 frontier cells (the search
+        recurses once per cell)."""
+        if position.mines is None:
+            return None
+        system = position_system(position, trust_flags=trust_flags)
+        left = system.mines_left
+        assert left is not None
+        cons = [(list(cs), v) for cs, v, _ in system.constraints]
+        in_frontier = {c for cs, _ in cons for c in cs}
+        off = [c for c in system.unknown if c not in in_frontier]
+        order: list[int] = []
+        seen: set[int] = set()
+        cell_cons: dict[int, list[int]] = {}
+        for i, (cs, _) in enumerate(cons):
+            for c in cs:
+                cell_cons.setdefault(c, []).append(i)
+        for start in sorted(in_frontier):
+            if start in seen:
+                continue
+            stack = [start]
+            seen.add(start)
+            while stack:
+                c = stack.pop()
+                order.append(c)
+                for i in cell_cons[c]:
+                    for d in cons[i][0]:
+                        if d not in seen:
+                            seen.add(d)
+                            stack.append(d)
+        if len(order) > 900:
+            return None
+        return cls(order, [cell_cons[c] for c in order], [v for _, v in cons], off, left)
+
+    def assignments(self, leaf: Callable[[frozenset[int], int], bool]) -> bool:
+        """Call ``leaf(mined frontier cells, their count)`` for every consistent assignment of
+        the frontier cells with at most the mines left; False when ``leaf`` stopped the search."""
+        order = self.order
+
+        def on_values(value: list[int], mines: int) -> bool:
+            return leaf(frozenset(order[j] for j in range(len(order)) if value[j]), mines)
+
+        return search_assignments(self.var_cons, self.need, on_values, max_mines=self.left)
 
 
 def search_assignments(
