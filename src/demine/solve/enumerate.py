@@ -1,4 +1,4 @@
-"""Every consistent mine layout of a position, when there are few.
+"""Consistent mine layouts of a position: every one when there are few, else a uniform sample.
 
 Used by the endgame search: a depth-first search over the frontier cells with pruning, then
 every way to place the remaining mines off the frontier; or, when there are too many layouts to
