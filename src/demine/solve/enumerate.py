@@ -27,13 +27,10 @@ def enumerate_layouts(
     frontier = _Frontier.of(position, trust_flags)
     if frontier is None:
         return None
-    off, left = frontier.off, frontier.left
+    off = frontier.off
     out: list[frozenset[int]] = []
 
-    def leaf(base: frozenset[int], mines: int) -> bool:
-        rest = left - mines
-        if rest > len(off):
-            return True
+    def leaf(base: frozenset[int], rest: int) -> bool:
         for combo in combinations(off, rest):
             out.append(base.union(combo))
             if len(out) > max_layouts:
@@ -59,16 +56,13 @@ def sample_layouts(
     frontier = _Frontier.of(position, trust_flags)
     if frontier is None:
         return None
-    off, left = frontier.off, frontier.left
+    off = frontier.off
     found: list[tuple[frozenset[int], int]] = []
     cumulative: list[int] = []
     total = 0
 
-    def leaf(base: frozenset[int], mines: int) -> bool:
+    def leaf(base: frozenset[int], rest: int) -> bool:
         nonlocal total
-        rest = left - mines
-        if rest > len(off):
-            return True
         total += comb(len(off), rest)
         found.append((base, rest))
         cumulative.append(total)
@@ -131,12 +125,15 @@ class _Frontier:
         return cls(order, [cell_cons[c] for c in order], [v for _, v in cons], off, left)
 
     def assignments(self, leaf: Callable[[frozenset[int], int], bool]) -> bool:
-        """Call ``leaf(mined frontier cells, their count)`` for every consistent assignment of
-        the frontier cells with at most the mines left; False when ``leaf`` stopped the search."""
-        order = self.order
+        """Call ``leaf(mined frontier cells, mines left for the cells off the frontier)`` for
+        every consistent assignment of the frontier cells whose remaining mines fit off the
+        frontier; False when ``leaf`` stopped the search."""
+        order, left, room = self.order, self.left, len(self.off)
 
         def on_values(value: list[int], mines: int) -> bool:
-            return leaf(frozenset(order[j] for j in range(len(order)) if value[j]), mines)
+            if left - mines > room:
+                return True  # too few cells off the frontier for the other mines
+            return leaf(frozenset(order[j] for j in range(len(order)) if value[j]), left - mines)
 
         return search_assignments(self.var_cons, self.need, on_values, max_mines=self.left)
 

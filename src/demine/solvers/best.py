@@ -86,7 +86,7 @@ class BestMove:
     move: Move
     """The move to play."""
     reason: MoveReason
-    """``safe``, ``safest``, ``look-ahead``, ``endgame`` or ``50-50``."""
+    """``safe``, ``safest``, ``look-ahead``, ``endgame``, ``sampled endgame`` or ``50-50``."""
     mine_probability: float
     """The chance the move hits a mine."""
     win_probability: float | None = None
@@ -632,7 +632,7 @@ def sampled_endgame(position: Position, a: Analysis) -> BestMove | None:
     always gets the same move). None outside that range, with too many frontier assignments to
     draw from, or when the search runs past its budget."""
     n = a.solutions
-    if n is None or n <= max(ENDGAME_LAYOUTS, 1) or n > SAMPLED_LAYOUTS:
+    if n is None or n < 2 or n <= ENDGAME_LAYOUTS or n > SAMPLED_LAYOUTS:
         return None
     rng = random.Random(zlib.crc32(position.states))
     drawn = sample_layouts(position, ENDGAME_SAMPLE, rng, SAMPLE_ASSIGNMENTS)
