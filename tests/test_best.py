@@ -406,3 +406,44 @@ def test_recording_the_ranking_prunes_nothing_and_changes_no_move(monkeypatch: p
                 if not game.over:
                     game.play(m)
     assert checked >= 10
+
+
+def test_a_slow_analysis_does_not_drop_its_candidate_while_the_budget_lasts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A process can stall (collection, a busy machine). Each outcome's analysis is made to need
+    # 0.15 s here: one given less returns past its budget (approximate), as a stalled one would.
+    # The look-ahead's 2 s are shared by its candidates, so none may be left out for that.
+    real = best_module.solve_system
+    need = 0.15
+
+    def slow(system, limit=None, **kw):  # type: ignore[no-untyped-def]
+        if limit is not None and limit.seconds is not None and limit.seconds < need:
+            limit = Limit(seconds=0.0, states=limit.states)
+        return real(system, limit, **kw)
+
+    checked = 0
+    for spec in generated_specs(30, 16, 99, "safe", None, 6, "stall"):
+        game = spec.game()
+        game.reveal(spec.start)
+        player = BestPlayer()
+        rng = random.Random(0)
+        while not game.over:
+            p = game.position()
+            if not analyze(p).safe:
+                rankings = []
+                for patched in (False, True):
+                    monkeypatch.setattr(best_module, "solve_system", slow if patched else real)
+                    ranking: list[best_module.Ranked] = []
+                    monkeypatch.setattr(best_module, "RANKING", ranking)
+                    move = best_move(p, Limit(seconds=2.0))
+                    rankings.append((move, sorted(r.cell for r in ranking)))
+                monkeypatch.setattr(best_module, "solve_system", real)
+                monkeypatch.setattr(best_module, "RANKING", None)
+                assert rankings[0] == rankings[1]
+                if rankings[0][0].reason == "look-ahead" and len(rankings[0][1]) >= 4:
+                    checked += 1  # 2 s / (4 x 4 candidates) < 0.15 s: a split budget would drop
+            for m in player.decide(p, rng).moves:
+                if not game.over:
+                    game.play(m)
+    assert checked >= 5

@@ -261,11 +261,14 @@ def _outcomes(
     limit: Limit,
     system: System | None = None,
     cache: CountCache | None = None,
+    deadline: float | None = None,
 ) -> list[tuple[int, Analysis, Position]]:
     """For each number ``cell`` could show: the count of layouts, the analysis afterwards and the
     position (an approximate analysis, past the budget, is kept with its count 1 so callers can
     tell). ``system``, when given, is the position's: each outcome's is derived from it, and its
-    components' counts are kept in ``cache`` (one per look-ahead)."""
+    components' counts are kept in ``cache`` (one per look-ahead). With ``deadline`` (a
+    ``time.perf_counter()`` value), each analysis may use the time left until then instead of
+    ``limit.seconds``."""
     st = position.states
     nb = position.geometry.neighbours(cell)
     flags = sum(1 for d in nb if st[d] == FLAG)
@@ -273,6 +276,8 @@ def _outcomes(
     out = []
     for v in range(flags, flags + covered + 1):
         after = position.with_state(cell, v)
+        if deadline is not None:
+            limit = Limit(seconds=max(0.0, deadline - time.perf_counter()), states=limit.states)
         try:
             if system is None:
                 a = analyze(after, limit=limit)
@@ -322,7 +327,11 @@ def look_ahead(
     leader (pruning).
 
     With ``influence`` (long-term risk, :mod:`demine.solvers.longterm`), a candidate's own safety
-    is its long-term safety, and cells with long-term credit join the candidates."""
+    is its long-term safety, and cells with long-term credit join the candidates.
+
+    ``limit.seconds`` is the budget of the whole look-ahead, shared by the candidates' analyses:
+    a candidate is left out only once it is spent, so the move does not depend on how busy the
+    machine is unless the look-ahead needs the whole budget."""
     covered = [c for c in a.unknown if position.states[c] == COVERED]
     if not covered:
         return None
@@ -371,7 +380,8 @@ def look_ahead(
     if len(candidates) == 1:
         c = candidates[0]
         return BestMove(Move("reveal", c), "safest", float(prob[c]))
-    sub = Limit(seconds=limit.seconds / (4 * len(candidates)) if limit.seconds else None, states=limit.states)
+    # one budget for the whole look-ahead: a candidate is dropped only when the look-ahead has
+    # used all of it, not when one analysis is slow (a pause of the process used to drop one)
     deadline = None if limit.seconds is None else time.perf_counter() + limit.seconds
     # the leader's key: (live first when DEAD_LAST, score, live, lower probability, farther when
     # FAR_OFF, lower cell)
@@ -391,7 +401,7 @@ def look_ahead(
         )
         if beat is not None and _score(safe_c, Fraction(1), Fraction(1)) < beat:
             continue  # even a certain next move could not beat the leader
-        outs = _outcomes_pruned(position, c, sub, safe_c, beat, system, count_cache)
+        outs = _outcomes_pruned(position, c, limit, safe_c, beat, system, count_cache, deadline)
         if outs is None:
             continue
         total, weighted, values, progress = outs
@@ -479,13 +489,14 @@ def _outcomes_pruned(
     beat: Fraction | None,
     system: System | None = None,
     cache: CountCache | None = None,
+    deadline: float | None = None,
 ) -> tuple[int, Fraction, int, Fraction] | None:
     """Sum over the numbers ``cell`` can show of (layouts x best safety afterwards).
 
     Returns (layouts with the cell safe, the weighted sum, how many numbers are possible, the
-    chance a safe cell appears), or None when an analysis ran past its budget or the candidate
-    cannot beat ``beat`` any more."""
-    found = _outcomes(position, cell, limit, system, cache)
+    chance a safe cell appears), or None when an analysis ran past its budget (``deadline``, see
+    :func:`_outcomes`) or the candidate cannot beat ``beat`` any more."""
+    found = _outcomes(position, cell, limit, system, cache, deadline)
     if any(o.approximate for _, o, _ in found):
         return None
     outs = [(n, _best_safety(o) * _long_term(after, o, cell)) for n, o, after in found]
