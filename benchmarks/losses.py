@@ -2,6 +2,7 @@
 by where the cell lay.
 
 Run: python benchmarks/losses.py RECORD.jsonl   (from ``demine bench ... --record FILE --record-moves``)
+     python benchmarks/losses.py --pockets RECORD.jsonl
 
 Where the cell lay, in the position just before the losing move:
 
@@ -12,6 +13,11 @@ Where the cell lay, in the position just before the losing move:
   reach: its fate is decided by its own cells alone. With its count of local layouts and whether
   they all hold the same number of mines (then the total mine count cannot help either: with 2
   layouts that is a coin toss no play avoids).
+
+With ``--pockets`` the script looks at every guess of every game instead (each move whose reason
+is not ``safe``): how many were made while the position held a pocket of at least 3 layouts, all
+with the same number of mines (a game of its own, which D. N. Hill's solver solves apart from the
+rest of the board), and whether the guess was played inside one, by the player's reason.
 """
 
 from __future__ import annotations
@@ -22,10 +28,21 @@ import statistics
 from collections import defaultdict
 
 from demine.formats import FormatError, GameRecord
-from demine.position import COVERED
-from demine.solve import analyze
-from demine.solve.constraints import components, position_system
+from demine.position import COVERED, Position
+from demine.solve import Analysis, analyze
+from demine.solve.constraints import Component, components, position_system
 from demine.solve.exact import _count
+
+
+def _enclosed(position: Position, a: Analysis, comp: Component) -> tuple[set[int], list[int]] | None:
+    """A component's cells and its local layouts by mine count when no later number can reach it
+    (it touches no covered cell outside it but known mines), else None."""
+    cells = {x for b in comp.boxes for x in b}
+    st = position.states
+    nb = position.geometry.neighbours
+    if any(st[d] == COVERED and d not in cells and d not in a.mines for x in cells for d in nb(x)):
+        return None
+    return cells, list(_count(comp, comp.cells, None, 1 << 62).W)
 
 
 def _where(record: GameRecord, k: int) -> str:
@@ -36,45 +53,80 @@ def _where(record: GameRecord, k: int) -> str:
     comp = next((c for c in comps if any(cell in b for b in c.boxes)), None)
     if comp is None:
         return "off-frontier"
-    cells = {x for b in comp.boxes for x in b}
-    st = position.states
-    nb = position.geometry.neighbours
-    if any(st[d] == COVERED and d not in cells and d not in a.mines for x in cells for d in nb(x)):
+    pocket = _enclosed(position, a, comp)
+    if pocket is None:
         return "frontier"
-    W = _count(comp, comp.cells, None, 1 << 62).W
+    W = pocket[1]
     layouts = sum(W)
     fixed = "same mine count" if sum(1 for w in W if w) == 1 else "mine counts differ"
     return f"pocket, {layouts if layouts <= 4 else 'more than 4'} layouts, {fixed}"
 
 
+def _pocket_census(records: list[tuple[GameRecord, bool]]) -> None:
+    """Print how often a guess had a solvable-apart pocket (3+ layouts, one mine count) beside it."""
+    guesses = with_pocket = 0
+    inside: dict[tuple[str, bool], int] = defaultdict(int)
+    sizes: dict[str, int] = defaultdict(int)
+    for record, _won in records:
+        for k, m in enumerate(record.moves):
+            note = record.note(k)
+            if m.kind != "reveal" or not note or note[0] in ("safe", "start"):
+                continue
+            guesses += 1
+            position = record.replay(k).position()
+            a = analyze(position)
+            pockets = []
+            for comp in components(position_system(position).constraints):
+                p = _enclosed(position, a, comp)
+                if p is not None and sum(p[1]) >= 3 and sum(1 for w in p[1] if w) == 1:
+                    pockets.append(p)
+            if not pockets:
+                continue
+            with_pocket += 1
+            inside[(note[0], any(m.cell in cells for cells, _ in pockets))] += 1
+            for _, W in pockets:
+                n = sum(W)
+                sizes["3" if n == 3 else "4-10" if n <= 10 else "11-100" if n <= 100 else "over 100"] += 1
+    print(f"{guesses} guesses; {with_pocket} with a pocket of 3+ layouts and one mine count beside them")
+    print("guesses  reason / played inside such a pocket")
+    for (reason, inp), n in sorted(inside.items(), key=lambda kv: -kv[1]):
+        print(f"{n:7}  {reason} / {'inside' if inp else 'elsewhere'}")
+    print("pockets by layouts: " + ", ".join(f"{k}: {v}" for k, v in sorted(sizes.items())))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("record")
+    ap.add_argument("--pockets", action="store_true", help="count the guesses made beside a pocket")
     ns = ap.parse_args()
-    risks: dict[tuple[str, str], list[float]] = defaultdict(list)
-    games = lost = 0
     try:
         with open(ns.record, encoding="utf-8") as f:
             lines = f.read().splitlines()
     except OSError as e:
         raise SystemExit(f"{ns.record}: {e.strerror}") from None
+    records: list[tuple[GameRecord, bool]] = []
     for lineno, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
             d = json.loads(line)
-            record = GameRecord.from_json(d["game"])
+            records.append((GameRecord.from_json(d["game"]), bool(d.get("won"))))
         except (json.JSONDecodeError, KeyError, TypeError, FormatError) as e:
             raise SystemExit(f"{ns.record}, line {lineno}: not a game record with its moves ({e})") from None
-        games += 1
-        if d.get("won"):
+    if ns.pockets:
+        _pocket_census(records)
+        return
+    risks: dict[tuple[str, str], list[float]] = defaultdict(list)
+    lost = 0
+    for record, won in records:
+        if won:
             continue
         lost += 1
         k = max(i for i, m in enumerate(record.moves) if m.kind == "reveal")
         note = record.note(k)
         reason, risk = (note[0], note[1]) if note else ("?", None)
         risks[(reason, _where(record, k))].append(risk if risk is not None else float("nan"))
-    print(f"{games} games, {lost} lost")
+    print(f"{len(records)} games, {lost} lost")
     print("losses  share  median risk  reason / where")
     for (reason, where), rs in sorted(risks.items(), key=lambda kv: -len(kv[1])):
         share = 100 * len(rs) / max(lost, 1)
