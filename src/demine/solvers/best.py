@@ -276,13 +276,14 @@ def _outcomes(
     out = []
     for v in range(flags, flags + covered + 1):
         after = position.with_state(cell, v)
+        budget = limit
         if deadline is not None:
-            limit = Limit(seconds=max(0.0, deadline - time.perf_counter()), states=limit.states)
+            budget = Limit(seconds=max(0.0, deadline - time.perf_counter()), states=limit.states)
         try:
             if system is None:
-                a = analyze(after, limit=limit)
+                a = analyze(after, limit=budget)
             else:
-                a = solve_system(system_after(system, after, cell), limit, explain=False, cache=cache)
+                a = solve_system(system_after(system, after, cell), budget, explain=False, cache=cache)
         except InconsistentPosition:
             continue
         if a.approximate:
