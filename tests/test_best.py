@@ -3,6 +3,7 @@
 import math
 import random
 from collections import Counter
+from collections.abc import Iterator
 from fractions import Fraction
 from functools import cache
 
@@ -380,31 +381,41 @@ def test_trying_the_pair_rule_first_changes_no_guess(player: str, monkeypatch: p
     assert guesses(True) == off
 
 
-def test_recording_the_ranking_prunes_nothing_and_changes_no_move(monkeypatch: pytest.MonkeyPatch) -> None:
-    # benchmarks/forks.py reads every candidate's score from RANKING; pruning is sound, so the
-    # unpruned search must play the same move, and that move must top the recorded ranking
-    checked = 0
-    for spec in generated_specs(16, 16, 40, "safe", None, 20, "ranking"):
+def _positions(width: int, height: int, mines: int, games: int, seed: str) -> Iterator[Position]:
+    """Every position of seeded games (safe rule) as ``best`` plays them; each is yielded before
+    the player moves on from it."""
+    for spec in generated_specs(width, height, mines, "safe", None, games, seed):
         game = spec.game()
         game.reveal(spec.start)
         player = BestPlayer()
         rng = random.Random(0)
         while not game.over:
             p = game.position()
-            monkeypatch.setattr(best_module, "RANKING", None)
-            plain = best_move(p) if not analyze(p).safe else None
-            ranking: list[best_module.Ranked] = []
-            monkeypatch.setattr(best_module, "RANKING", ranking)
-            d = player.decide(p, rng)
-            if plain is not None and plain.reason == "look-ahead":
-                assert d.moves[0] == plain.move
-                assert max(ranking, key=lambda r: r.key).cell == plain.move.cell
-                # one entry per candidate, and more than one (else no look-ahead is needed)
-                assert len({r.cell for r in ranking}) == len(ranking) >= 2
-                checked += 1
-            for m in d.moves:
+            yield p
+            for m in player.decide(p, rng).moves:
                 if not game.over:
                     game.play(m)
+
+
+def test_recording_the_ranking_prunes_nothing_and_changes_no_move(monkeypatch: pytest.MonkeyPatch) -> None:
+    # benchmarks/forks.py reads every candidate's score from RANKING; pruning is sound, so the
+    # unpruned search must play the same move, and that move must top the recorded ranking
+    checked = 0
+    for p in _positions(16, 16, 40, 20, "ranking"):
+        if analyze(p).safe:
+            continue
+        monkeypatch.setattr(best_module, "RANKING", None)
+        plain = best_move(p)
+        ranking: list[best_module.Ranked] = []
+        monkeypatch.setattr(best_module, "RANKING", ranking)
+        recorded = best_move(p)
+        monkeypatch.setattr(best_module, "RANKING", None)
+        if plain.reason == "look-ahead":
+            assert recorded.move == plain.move
+            assert max(ranking, key=lambda r: r.key).cell == plain.move.cell
+            # one entry per candidate, and more than one (else no look-ahead is needed)
+            assert len({r.cell for r in ranking}) == len(ranking) >= 2
+            checked += 1
     assert checked >= 10
 
 
@@ -423,27 +434,19 @@ def test_a_slow_analysis_does_not_drop_its_candidate_while_the_budget_lasts(
         return real(system, limit, **kw)
 
     checked = 0
-    for spec in generated_specs(30, 16, 99, "safe", None, 6, "stall"):
-        game = spec.game()
-        game.reveal(spec.start)
-        player = BestPlayer()
-        rng = random.Random(0)
-        while not game.over:
-            p = game.position()
-            if not analyze(p).safe:
-                rankings = []
-                for patched in (False, True):
-                    monkeypatch.setattr(best_module, "solve_system", slow if patched else real)
-                    ranking: list[best_module.Ranked] = []
-                    monkeypatch.setattr(best_module, "RANKING", ranking)
-                    move = best_move(p, Limit(seconds=2.0))
-                    rankings.append((move, sorted(r.cell for r in ranking)))
-                monkeypatch.setattr(best_module, "solve_system", real)
-                monkeypatch.setattr(best_module, "RANKING", None)
-                assert rankings[0] == rankings[1]
-                if rankings[0][0].reason == "look-ahead" and len(rankings[0][1]) >= 4:
-                    checked += 1  # 2 s / (4 x 4 candidates) < 0.15 s: a split budget would drop
-            for m in player.decide(p, rng).moves:
-                if not game.over:
-                    game.play(m)
+    for p in _positions(30, 16, 99, 6, "stall"):
+        if analyze(p).safe:
+            continue
+        rankings = []
+        for patched in (False, True):
+            monkeypatch.setattr(best_module, "solve_system", slow if patched else real)
+            ranking: list[best_module.Ranked] = []
+            monkeypatch.setattr(best_module, "RANKING", ranking)
+            move = best_move(p, Limit(seconds=2.0))
+            rankings.append((move, sorted(r.cell for r in ranking)))
+        monkeypatch.setattr(best_module, "solve_system", real)
+        monkeypatch.setattr(best_module, "RANKING", None)
+        assert rankings[0] == rankings[1]
+        if rankings[0][0].reason == "look-ahead" and len(rankings[0][1]) >= 4:
+            checked += 1  # 2 s / (4 x 4 candidates) < 0.15 s: a split budget would drop
     assert checked >= 5
