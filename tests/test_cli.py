@@ -165,6 +165,48 @@ def test_analyze_says_why_and_reports_json(tmp_path: Path, capsys: pytest.Captur
     assert kinds[(1, 2)] == "pair"
 
 
+def test_analyze_best_names_the_move_the_best_player_makes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from demine import Position
+    from demine.solvers.best import best_move
+
+    src = tmp_path / "p.mine"
+    text = "5x3x3\n1HHHH\nHHHHH\nHHHHH\n"  # the README's example: few layouts, searched exactly
+    src.write_text(text)
+    bm = best_move(Position.from_text(text))
+    code, out, _ = run(capsys, "analyze", "--best", str(src))
+    assert code == 0
+    r, c = divmod(bm.move.cell, 5)
+    assert bm.win_probability is not None
+    assert (
+        f"best move: open ({r},{c}) (endgame: {100 * bm.mine_probability:.1f}% chance of a mine; "
+        f"wins {100 * bm.win_probability:.1f}% with best play)" in out
+    )
+    code, out, _ = run(capsys, "analyze", "--best", "--json", str(src))
+    assert json.loads(out)["best"] == {
+        "cell": [r, c],
+        "reason": "endgame",
+        "mine_probability": bm.mine_probability,
+        "win_probability": bm.win_probability,
+    }
+    # a flag is trusted unless told otherwise: then its cell is as likely a mine as the other
+    flagged = tmp_path / "f.mine"
+    flagged.write_text("3x1x1\nF1H\n")
+    code, out, _ = run(capsys, "analyze", "--best", str(flagged))
+    assert "best move: open (0,2) (proven safe)" in out
+    code, out, _ = run(capsys, "analyze", "--best", "--json", "--no-trust-flags", str(flagged))
+    best = json.loads(out)["best"]
+    assert best["reason"] != "safe" and best["mine_probability"] == 0.5
+    # nothing left to open
+    done = tmp_path / "d.mine"
+    done.write_text("2x1x1\n1F\n")
+    code, out, _ = run(capsys, "analyze", "--best", str(done))
+    assert code == 0 and "best move: none (no covered cell left)" in out
+    code, out, _ = run(capsys, "analyze", "--best", "--json", str(done))
+    assert json.loads(out)["best"] is None
+
+
 def test_analyze_reports_bad_files_and_goes_on(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     good = tmp_path / "good.mine"
     good.write_text("2x1x1\n1H\n")

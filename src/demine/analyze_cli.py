@@ -7,13 +7,16 @@ import argparse
 import json
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from demine.errors import DemineError, FormatError
 from demine.formats import GameRecord
 from demine.position import COVERED, FLAG, Position
 from demine.solve import Analysis, Limit, analyze
 from demine.solve.explain import describe_reason
+
+if TYPE_CHECKING:
+    from demine.solvers.best import BestMove
 
 #: The CLI's default budget per position, in seconds.
 DEFAULT_SECONDS = 10.0
@@ -30,6 +33,11 @@ def add_analyze(sub: Any) -> None:
     p.add_argument("--why", action="store_true", help="say what proves each safe cell and mine")
     p.add_argument("--mines", type=int, help="total mine count (overrides the file's)")
     p.add_argument("--no-trust-flags", action="store_true", help="treat flags as covered cells, not mines")
+    p.add_argument(
+        "--best",
+        action="store_true",
+        help="also the move the best player would make: a safe cell, else its best guess",
+    )
     p.add_argument(
         "--seconds",
         type=float,
@@ -190,6 +198,45 @@ def analysis_json(position: Position, a: Analysis) -> dict[str, Any]:
     }
 
 
+def best_of(position: Position, a: Analysis, limit: Limit, trust_flags: bool) -> BestMove | None:
+    """The ``best`` player's move in ``position`` (None when no covered cell is left). Without
+    trusted flags it is chosen as if the flags were not there."""
+    from demine.errors import IllegalMove
+    from demine.solvers.best import best_move
+
+    try:
+        if trust_flags:
+            return best_move(position, limit, analysis=a)
+        return best_move(position.without_flags(), limit)
+    except IllegalMove:
+        return None
+
+
+def best_json(position: Position, bm: BestMove | None) -> dict[str, Any] | None:
+    """The ``best`` field of ``--json --best``."""
+    if bm is None:
+        return None
+    return {
+        "cell": list(divmod(bm.move.cell, position.width)),
+        "reason": bm.reason,
+        "mine_probability": bm.mine_probability,
+        "win_probability": bm.win_probability,
+    }
+
+
+def best_text(position: Position, bm: BestMove | None) -> str:
+    """One line for the ``best`` player's move."""
+    if bm is None:
+        return "best move: none (no covered cell left)"
+    cell = position.geometry.name(bm.move.cell)
+    if bm.reason == "safe":
+        return f"best move: open {cell} (proven safe)"
+    risk = f"{100 * bm.mine_probability:.1f}% chance of a mine"
+    if bm.win_probability is not None:
+        risk += f"; wins {100 * bm.win_probability:.1f}% with best play"
+    return f"best move: open {cell} ({bm.reason}: {risk})"
+
+
 def _cell_text(position: Position, a: Analysis, cell: int) -> str:
     v = position.states[cell]
     if v < COVERED:
@@ -236,8 +283,10 @@ def cmd_analyze(ns: argparse.Namespace) -> int:
             else:
                 print(f"demine analyze: {name}: error: {msg}", file=sys.stderr)
             continue
+        bm = best_of(position, a, limit, not ns.no_trust_flags) if ns.best else None
         if ns.json:
-            print(json.dumps({"file": source, **analysis_json(position, a)}))
+            extra = {"best": best_json(position, bm)} if ns.best else {}
+            print(json.dumps({"file": source, **analysis_json(position, a), **extra}))
             continue
         g = position.geometry
         print(f"{source}: {position.width}x{position.height}, mines {position.mines}")
@@ -249,6 +298,8 @@ def cmd_analyze(ns: argparse.Namespace) -> int:
             print("why:")
             for c in sorted(a.safe | a.mines):
                 print("  " + describe_reason(position, c, a))
+        if ns.best:
+            print(best_text(position, bm))
         if a.approximate:
             print(f"approximate: the exact count did not finish in {ns.seconds:g} s; estimates shown")
         else:

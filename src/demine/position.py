@@ -32,6 +32,7 @@ _VALID = bytes(range(FLAG + 1))
 # ``itertools.compress`` or ``itemgetter`` they pick or count cells at C speed.
 COVERED_MASK = bytes(1 if v == COVERED else 0 for v in range(256))
 FLAG_MASK = bytes(1 if v == FLAG else 0 for v in range(256))
+_UNFLAG = bytes.maketrans(bytes([FLAG]), bytes([COVERED]))
 HIDDEN_MASK = bytes(1 if v in (COVERED, FLAG) else 0 for v in range(256))
 _SHOW = "012345678.F"
 
@@ -223,6 +224,11 @@ class Position:
         b = bytearray(self.states)
         b[cell] = state
         return Position(self.width, self.height, bytes(b), self.mines)
+
+    def without_flags(self) -> Position:
+        """A copy with every flag taken back to covered (for when flags are only the player's
+        claims)."""
+        return Position(self.width, self.height, self.states.translate(_UNFLAG), self.mines)
 
 
 def _parse_header(line: str, lineno: int) -> tuple[int, int, int | None]:

@@ -44,8 +44,6 @@ GUESS_LIMIT = Limit(seconds=0.05)
 CACHE_GAMES = 5000
 """Games kept in memory; older ones are reloaded from the store when asked for."""
 
-_UNFLAG = bytes.maketrans(bytes([FLAG]), bytes([COVERED]))
-
 
 class NotFound(DemineError):
     """No game has this id."""
@@ -82,7 +80,7 @@ def parse_seed(text: str | int | None) -> int | str | None:
 
 def unflagged(position: Position) -> Position:
     """The position with every flag taken back to covered (flags are the player's claims)."""
-    return Position(position.width, position.height, position.states.translate(_UNFLAG), position.mines)
+    return position.without_flags()
 
 
 # ---------------------------------------------------------------------------- hints
