@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 import demine.solvers.best as best
@@ -41,6 +42,8 @@ VARIANTS: dict[str, dict[str, Any] | None] = {
     "nofar": {"FAR_OFF": False},  # equal off-frontier cells in reading order (the farthest since 2026-11-23)
     "nosample": {"SAMPLED_LAYOUTS": 0},  # no sampled endgame (on since 2026-11-24)
     "sample50k": {"SAMPLED_LAYOUTS": 50_000},  # the sampled endgame up to 50,000 layouts
+    # D. N. Hill's Java solver's weight of progress: x (1 + 0.001 x the chance a safe cell appears)
+    "tinyprogress": {"SCORE": "both", "PROGRESS_WEIGHT": Fraction(1, 1000)},
 }
 
 
