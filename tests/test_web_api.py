@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 from demine.game import Game
 from demine.position import FLAG
 from demine.web.app import MAX_BODY, create_app
-from demine.web.service import Session, hints, unflagged
+from demine.web.service import Session, hints
 
 
 @pytest.fixture
@@ -121,13 +121,13 @@ def test_hints_ignore_the_players_flags_and_report_wrong_ones(client: TestClient
     assert after["probabilities"] == before["probabilities"]
 
 
-def test_unflagged_turns_flags_back_to_covered() -> None:
+def test_without_flags_turns_flags_back_to_covered() -> None:
     g = Game(9, 9, 10, rule="zero", seed=7)
     g.reveal(20)
     g.flag(0)
     p = g.position()
-    assert p.states[0] == FLAG and unflagged(p).states[0] != FLAG
-    assert hints(p)["probabilities"] == hints(unflagged(p))["probabilities"]
+    assert p.states[0] == FLAG and p.without_flags().states[0] != FLAG
+    assert hints(p)["probabilities"] == hints(p.without_flags())["probabilities"]
 
 
 def test_hint_shows_a_safe_move_with_its_reason_else_the_best_guess(client: TestClient) -> None:

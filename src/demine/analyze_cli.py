@@ -200,14 +200,13 @@ def analysis_json(position: Position, a: Analysis) -> dict[str, Any]:
 
 def best_of(position: Position, a: Analysis, limit: Limit, trust_flags: bool) -> BestMove | None:
     """The ``best`` player's move in ``position`` (None when no covered cell is left). Without
-    trusted flags it is chosen as if the flags were not there."""
+    trusted flags it is chosen as if the flags were not there (``a`` analysed them as covered
+    cells, which is the same analysis)."""
     from demine.errors import IllegalMove
     from demine.solvers.best import best_move
 
     try:
-        if trust_flags:
-            return best_move(position, limit, analysis=a)
-        return best_move(position.without_flags(), limit)
+        return best_move(position if trust_flags else position.without_flags(), limit, analysis=a)
     except IllegalMove:
         return None
 

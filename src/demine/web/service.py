@@ -78,11 +78,6 @@ def parse_seed(text: str | int | None) -> int | str | None:
     return int(text) if text.isdigit() else text
 
 
-def unflagged(position: Position) -> Position:
-    """The position with every flag taken back to covered (flags are the player's claims)."""
-    return position.without_flags()
-
-
 # ---------------------------------------------------------------------------- hints
 def hints(
     position: Position, *, probabilities: bool = True, guess: bool = True, trust_flags: bool = False
@@ -90,11 +85,11 @@ def hints(
     """What logic says about a position, for the page: safe cells, mines, flags proven wrong,
     the reason for each, probabilities, and the best guess when nothing is safe.
 
-    Computed on :func:`unflagged` ``position``, so the player's flags never change a hint, unless
+    Computed on ``position.without_flags()``, so the player's flags never change a hint, unless
     ``trust_flags`` (the analysis board's choice): then flags are mines.
     """
     w = position.width
-    plain = position if trust_flags else unflagged(position)
+    plain = position if trust_flags else position.without_flags()
     st = position.states
     out: dict[str, Any] = {"safe": [], "mines": [], "wrong_flags": [], "reasons": {}, "best": None}
     try:
@@ -132,7 +127,7 @@ def quick_hints(position: Position) -> dict[str, Any]:
 
 def guess_for(position: Position) -> dict[str, Any]:
     """The best guess alone (for hints computed with ``guess=False``)."""
-    plain = unflagged(position)
+    plain = position.without_flags()
     return best_guess(plain, analyze(plain, limit=HINT_LIMIT))
 
 
