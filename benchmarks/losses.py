@@ -62,12 +62,12 @@ def _where(record: GameRecord, k: int) -> str:
     return f"pocket, {layouts if layouts <= 4 else 'more than 4'} layouts, {fixed}"
 
 
-def _pocket_census(records: list[tuple[GameRecord, bool]]) -> None:
+def _pocket_census(records: list[GameRecord]) -> None:
     """Print how often a guess had a solvable-apart pocket (3+ layouts, one mine count) beside it."""
     guesses = with_pocket = 0
     inside: dict[tuple[str, bool], int] = defaultdict(int)
     sizes: dict[str, int] = defaultdict(int)
-    for record, _won in records:
+    for record in records:
         for k, m in enumerate(record.moves):
             note = record.note(k)
             if m.kind != "reveal" or not note or note[0] in ("safe", "start"):
@@ -91,7 +91,7 @@ def _pocket_census(records: list[tuple[GameRecord, bool]]) -> None:
     print("guesses  reason / played inside such a pocket")
     for (reason, inp), n in sorted(inside.items(), key=lambda kv: -kv[1]):
         print(f"{n:7}  {reason} / {'inside' if inp else 'elsewhere'}")
-    print("pockets by layouts: " + ", ".join(f"{k}: {v}" for k, v in sorted(sizes.items())))
+    print("pockets by layouts: " + ", ".join(f"{k}: {sizes[k]}" for k in ("3", "4-10", "11-100", "over 100")))
 
 
 def main() -> None:
@@ -114,7 +114,7 @@ def main() -> None:
         except (json.JSONDecodeError, KeyError, TypeError, FormatError) as e:
             raise SystemExit(f"{ns.record}, line {lineno}: not a game record with its moves ({e})") from None
     if ns.pockets:
-        _pocket_census(records)
+        _pocket_census([r for r, _ in records])
         return
     risks: dict[tuple[str, str], list[float]] = defaultdict(list)
     lost = 0
