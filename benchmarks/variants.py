@@ -44,6 +44,18 @@ VARIANTS: dict[str, dict[str, Any] | None] = {
     "sample50k": {"SAMPLED_LAYOUTS": 50_000},  # the sampled endgame up to 50,000 layouts
     # D. N. Hill's Java solver's weight of progress: x (1 + 0.001 x the chance a safe cell appears)
     "tinyprogress": {"SCORE": "both", "PROGRESS_WEIGHT": Fraction(1, 1000)},
+    # three reveals ahead (minesolve's depth 3: survive three reveals, a free one counting); the
+    # default since 2026-11-24, so "depth2" is the look-ahead before it
+    "depth3": {"DEPTH": 3},
+    "depth2": {"DEPTH": 2},
+    # and from more candidates: 80% of the best safety, 12 + 4 at the root, 10 frontier cells inside
+    "depth3wide": {
+        "DEPTH": 3,
+        "CANDIDATE_SHARE": 0.8,
+        "MAX_CANDIDATES": 12,
+        "MAX_OFF_CANDIDATES": 4,
+        "INNER_CANDIDATES": 10,
+    },
 }
 
 

@@ -397,9 +397,14 @@ def _positions(width: int, height: int, mines: int, games: int, seed: str) -> It
                     game.play(m)
 
 
-def test_recording_the_ranking_prunes_nothing_and_changes_no_move(monkeypatch: pytest.MonkeyPatch) -> None:
-    # benchmarks/forks.py reads every candidate's score from RANKING; pruning is sound, so the
-    # unpruned search must play the same move, and that move must top the recorded ranking
+@pytest.mark.parametrize("depth", [2, 3])
+def test_recording_the_ranking_prunes_nothing_and_changes_no_move(
+    monkeypatch: pytest.MonkeyPatch, depth: int
+) -> None:
+    # benchmarks/forks.py reads every candidate's two-guess score from RANKING; pruning is sound,
+    # so the unpruned search must play the same move, and with DEPTH = 2 that move must top the
+    # recorded ranking (with 3 the deeper ranking decides)
+    monkeypatch.setattr(best_module, "DEPTH", depth)
     checked = 0
     for p in _positions(16, 16, 40, 20, "ranking"):
         if analyze(p).safe:
@@ -412,7 +417,8 @@ def test_recording_the_ranking_prunes_nothing_and_changes_no_move(monkeypatch: p
         monkeypatch.setattr(best_module, "RANKING", None)
         if plain.reason == "look-ahead":
             assert recorded.move == plain.move
-            assert max(ranking, key=lambda r: r.key).cell == plain.move.cell
+            if depth == 2:
+                assert max(ranking, key=lambda r: r.key).cell == plain.move.cell
             # one entry per candidate, and more than one (else no look-ahead is needed)
             assert len({r.cell for r in ranking}) == len(ranking) >= 2
             checked += 1
@@ -450,3 +456,91 @@ def test_a_slow_analysis_does_not_drop_its_candidate_while_the_budget_lasts(
         if rankings[0][0].reason == "look-ahead" and len(rankings[0][1]) >= 4:
             checked += 1  # 2 s / (4 x 4 candidates) < 0.15 s: a split budget would drop
     assert checked >= 5
+
+
+def _consistent(p: Position) -> list[frozenset[int]]:
+    """Every mine layout of a small board's covered and flagged cells that agrees with its
+    numbers and mine count (flags are mines), by plain enumeration."""
+    from itertools import combinations
+
+    st, nb = p.states, p.geometry.neighbours
+    hidden = [c for c in range(p.cells) if st[c] >= COVERED]
+    flags = {c for c in hidden if st[c] != COVERED}
+    numbers = [(c, st[c]) for c in range(p.cells) if st[c] < COVERED]
+    assert p.mines is not None
+    out = []
+    for combo in combinations(hidden, p.mines):
+        m = frozenset(combo)
+        if flags <= m and all(sum(d in m for d in nb(c)) == v for c, v in numbers):
+            out.append(m)
+    return out
+
+
+def _split(p: Position, layouts: list[frozenset[int]], cell: int) -> dict[int, list[frozenset[int]]]:
+    """The layouts with ``cell`` safe, by the number it would show."""
+    out: dict[int, list[frozenset[int]]] = {}
+    for m in layouts:
+        if cell not in m:
+            out.setdefault(sum(d in m for d in p.geometry.neighbours(cell)), []).append(m)
+    return out
+
+
+def _survive(p: Position, layouts: list[frozenset[int]], steps: int, root: int | None = None) -> Fraction:
+    """By brute force over ``layouts``: the chance to survive ``steps`` more reveals as
+    ``DEPTH = 3`` defines it (two proven safe cells: 1; one: it is opened, using a step; else the
+    best candidate: every frontier cell and the off-frontier cell with fewest hidden neighbours).
+    With ``root``, that cell is the first reveal."""
+    if steps == 0:
+        return Fraction(1)
+    st = p.states
+    covered = [c for c in range(p.cells) if st[c] == COVERED]
+    safe = [c for c in covered if not any(c in m for m in layouts)]
+    live = [c for c in covered if not all(c in m for m in layouts)]
+    if root is not None:
+        cands = [root]
+    elif len(safe) >= steps or not live:
+        return Fraction(1)
+    elif safe:
+        cands = safe[:1]
+    else:
+        nb = p.geometry.neighbours
+        front = [c for c in live if any(st[d] < COVERED for d in nb(c))]
+        off = [c for c in live if c not in front]
+        cands = front + sorted(off, key=lambda c: (sum(st[d] >= COVERED for d in nb(c)), c))[:1]
+    best = Fraction(0)
+    for c in cands:
+        value = sum(
+            (
+                len(ls) * _survive(p.with_state(c, v), ls, steps - 1)
+                for v, ls in _split(p, layouts, c).items()
+            ),
+            Fraction(0),
+        )
+        best = max(best, value / len(layouts))
+    return best
+
+
+def test_three_guesses_ahead_agree_with_brute_force(monkeypatch: pytest.MonkeyPatch) -> None:
+    # DEPTH = 3 scores a candidate by the chance to survive it and the best two reveals after it;
+    # its pruning must be sound: the cell it plays has the best such chance of all the
+    # candidates it weighed, and that chance is what brute force over the layouts gives
+    monkeypatch.setattr(best_module, "DEPTH", 3)
+    monkeypatch.setattr(best_module, "INNER_CANDIDATES", 100)
+    checked = 0
+    for p in _positions(5, 4, 4, 60, "depth3"):
+        a = analyze(p)
+        if a.safe or a.solutions is None:
+            continue
+        ranking: list[best_module.Ranked] = []
+        monkeypatch.setattr(best_module, "RANKING", ranking)
+        found = best_module.look_ahead(p, a, Limit(), None, position_system(p))
+        monkeypatch.setattr(best_module, "RANKING", None)
+        if found is None or len(ranking) < 2:
+            continue
+        layouts = _consistent(p)
+        assert found.survive_two is not None
+        want = {r.cell: _survive(p, layouts, 3, root=r.cell) for r in ranking}
+        assert found.survive_two == pytest.approx(float(want[found.move.cell]), abs=1e-9)
+        assert float(max(want.values())) == pytest.approx(found.survive_two, abs=1e-9)
+        checked += 1
+    assert checked >= 15

@@ -21,7 +21,9 @@
    corner (15,29): rollouts found it better than (0,29), and (0,29) better than (15,0)). A dead
    cell (whose number is already certain) is never preferred to a live one of equal score. A
    candidate's own safety is its *long-term* safety: a mine there that would only decide a coin
-   toss the game must take anyway counts (nine tenths) as safe.
+   toss the game must take anyway counts (nine tenths) as safe. Then the candidates are ranked
+   again one reveal deeper (``DEPTH = 3``): by the chance to survive the candidate and the best
+   two reveals after each of its numbers (a proven safe cell is such a reveal, free of risk).
 6. **safest**: the lowest-probability cell, when the budget allows nothing better.
 
 ``fast`` is exact probabilities and the lowest-probability cell, ties broken toward the cell most
@@ -54,6 +56,11 @@ from demine.solvers.base import Decision
 from demine.solvers.longterm import Influence
 
 MoveReason = Literal["safe", "safest", "look-ahead", "endgame", "sampled endgame", "50-50"]
+#: A look-ahead candidate's sort key (the highest is played): live first when DEAD_LAST, score,
+#: live, lower probability, farther when FAR_OFF, lower cell.
+RankKey = tuple[int, Fraction, int, Fraction, int, int]
+#: One number a candidate could show: its count of layouts, the analysis and the position after.
+Outcome = tuple[int, Analysis, Position]
 
 #: The endgame search runs when at most this many layouts remain.
 ENDGAME_LAYOUTS = 500
@@ -92,7 +99,8 @@ class BestMove:
     win_probability: float | None = None
     """The chance to win from here with this move (exact in the endgame; None otherwise)."""
     survive_two: float | None = None
-    """For a look-ahead guess: the chance to survive it and the next guess."""
+    """For a look-ahead guess: the chance to survive it and the next guess (with ``DEPTH = 3``,
+    the next two reveals)."""
 
     @property
     def estimate(self) -> float:
@@ -262,7 +270,7 @@ def _outcomes(
     system: System | None = None,
     cache: CountCache | None = None,
     deadline: float | None = None,
-) -> list[tuple[int, Analysis, Position]]:
+) -> list[Outcome]:
     """For each number ``cell`` could show: the count of layouts, the analysis afterwards and the
     position (an approximate analysis, past the budget, is kept with its count 1 so callers can
     tell). ``system``, when given, is the position's: each outcome's is derived from it, and its
@@ -386,9 +394,11 @@ def look_ahead(
     deadline = None if limit.seconds is None else time.perf_counter() + limit.seconds
     # the leader's key: (live first when DEAD_LAST, score, live, lower probability, farther when
     # FAR_OFF, lower cell)
-    best_key: tuple[int, Fraction, int, Fraction, int, int] | None = None
+    best_key: RankKey | None = None
     best_cell = candidates[0]
     count_cache: CountCache = {}  # the outcomes' component counts, shared by the candidates
+    # with DEPTH 3: each candidate's depth-2 key, cell, own safety and outcomes
+    deep: list[tuple[RankKey, int, float, list[Outcome]]] = []
     for c in candidates:
         if deadline is not None and time.perf_counter() > deadline:
             break
@@ -402,7 +412,10 @@ def look_ahead(
         )
         if beat is not None and _score(safe_c, Fraction(1), Fraction(1)) < beat:
             continue  # even a certain next move could not beat the leader
-        outs = _outcomes_pruned(position, c, limit, safe_c, beat, system, count_cache, deadline)
+        if DEPTH >= 3:
+            beat = None  # the two-guess score is only a bound of the deeper one: prune nothing
+        kept: list[Outcome] | None = [] if DEPTH >= 3 else None
+        outs = _outcomes_pruned(position, c, limit, safe_c, beat, system, count_cache, deadline, kept)
         if outs is None:
             continue
         total, weighted, values, progress = outs
@@ -411,11 +424,18 @@ def look_ahead(
         key = (live if DEAD_LAST else 0, score, live, -prob[c], -far(c), -c)
         if RANKING is not None:
             RANKING.append(Ranked(key, c, float(prob[c]), float(score), c in off, values))
+        if kept is not None:
+            deep.append((key, c, float(safe_c), kept))
         if best_key is None or key > best_key:
             best_key = key
             best_cell = c
     if best_key is None:
         return None
+    if len(deep) > 1:
+        found = _three_guesses(position, deep, system or position_system(position), count_cache, deadline)
+        if found is not None:
+            cell, value = found
+            return BestMove(Move("reveal", cell), "look-ahead", float(prob[cell]), survive_two=value)
     return BestMove(
         Move("reveal", best_cell), "look-ahead", float(prob[best_cell]), survive_two=float(best_key[1])
     )
@@ -425,7 +445,7 @@ def look_ahead(
 class Ranked:
     """One look-ahead candidate as scored (recorded when :data:`RANKING` is a list)."""
 
-    key: tuple[int, Fraction, int, Fraction, int, int]
+    key: RankKey
     """The look-ahead's sort key: the highest is played."""
     cell: int
     probability: float
@@ -491,6 +511,7 @@ def _outcomes_pruned(
     system: System | None = None,
     cache: CountCache | None = None,
     deadline: float | None = None,
+    kept: list[Outcome] | None = None,
 ) -> tuple[int, Fraction, int, Fraction] | None:
     """Sum over the numbers ``cell`` can show of (layouts x best safety afterwards).
 
@@ -500,6 +521,8 @@ def _outcomes_pruned(
     found = _outcomes(position, cell, limit, system, cache, deadline)
     if any(o.approximate for _, o, _ in found):
         return None
+    if kept is not None:
+        kept.extend(found)
     outs = [(n, _best_safety(o) * _long_term(after, o, cell)) for n, o, after in found]
     total = sum(n for n, _ in outs)
     if not total:
@@ -509,6 +532,124 @@ def _outcomes_pruned(
     if beat is not None and _score(safe_c, weighted / total, progress) < beat:
         return None
     return total, weighted, len(outs), progress
+
+
+#: How many reveals the look-ahead scores: 2 (a candidate and the best next guess) or 3 (and the
+#: best one after that: minesolve's depth 3, the chance to survive three reveals, a free reveal of
+#: a proven safe cell counting as one of them). 3 since 2026-11-24 (BENCHMARKS.md: +0.25 point on
+#: expert under ``zero``, no change under ``safe``).
+DEPTH = 3
+#: At the inner level of ``DEPTH = 3``: how many frontier cells (safest first) are weighed, besides
+#: the off-frontier cell most likely to be a zero.
+INNER_CANDIDATES = 6
+
+
+def _survive_one(a: Analysis) -> float:
+    """The chance to survive one more reveal: 1 with a proven safe cell or nothing left to open
+    (every covered cell a mine: the game is won), else the best safety."""
+    if a.safe:
+        return 1.0
+    p = a.min_probability()
+    return 1.0 if p == 1 else 1.0 - float(p)
+
+
+def _survive_two(
+    position: Position, a: Analysis, system: System, cache: CountCache, deadline: float | None
+) -> float | None:
+    """The chance to survive the next two reveals of ``position`` (analysis ``a``, system
+    ``system``), playing the best of a few candidates: with two proven safe cells 1; with one, it
+    is opened and the best safety after its number follows; else the best two-guess score among
+    the safest frontier cells and the off-frontier cell most likely to be a zero. None when the
+    budget (``deadline``) ran out."""
+    if len(a.safe) >= 2:
+        return 1.0
+    limit = Limit()
+    if a.safe:
+        (s,) = a.safe
+        outs = _outcomes(position, s, limit, system, cache, deadline)
+        if any(o.approximate for _, o, _ in outs):
+            return None
+        total = sum(n for n, _, _ in outs)
+        return sum(n * _survive_one(o) for n, o, _ in outs) / total if total else 1.0
+    st = position.states
+    zero_key = _zero_chance_keys(position)
+    n_nb = _neighbour_counts(position.width, position.height)
+    front: list[tuple[tuple[int, int], int, int]] = []
+    off: tuple[int, int] | None = None
+    off_p: tuple[int, int] | None = None
+    for c, nd in a._prob.items():
+        if nd[0] == nd[1] or st[c] != COVERED:
+            continue
+        z = zero_key(c)
+        if z == n_nb[c]:
+            if off is None or (z, c) < off:
+                off, off_p = (z, c), nd
+        else:
+            front.append((nd, z, c))
+    if not front and off is None:
+        return 1.0  # every covered cell is a mine: won
+    front.sort(key=lambda t: (Fraction(*t[0]), t[1], t[2]))
+    cands = [(1.0 - t[0][0] / t[0][1], t[2]) for t in front[:INNER_CANDIDATES]]
+    if off is not None and off_p is not None:
+        cands.append((1.0 - off_p[0] / off_p[1], off[1]))
+    cands.sort(key=lambda t: -t[0])
+    best = 0.0
+    for safety, c in cands:
+        if safety <= best:
+            break  # even a certain next reveal could not beat it
+        outs = _outcomes(position, c, limit, system, cache, deadline)
+        if any(o.approximate for _, o, _ in outs):
+            return None
+        total = sum(n for n, _, _ in outs)
+        if total:
+            best = max(best, safety * sum(n * _survive_one(o) for n, o, _ in outs) / total)
+    return best
+
+
+def _three_guesses(
+    position: Position,
+    deep: list[tuple[RankKey, int, float, list[Outcome]]],
+    system: System,
+    cache: CountCache,
+    deadline: float | None,
+) -> tuple[int, float] | None:
+    """The candidate with the best chance to survive three reveals (itself, then the best two),
+    and that chance; None when the budget ran out. ``deep`` holds each candidate's depth-2 key,
+    cell, own safety and outcomes. The two-guess score bounds the three-guess one, so candidates
+    go in depth-2 order (which also breaks ties) and stop once none can beat the leader."""
+    deep = sorted(deep, key=lambda t: t[0], reverse=True)
+    best_v = -1.0
+    best_cell: int | None = None
+    for key, cell, safe_c, found in deep:
+        if float(key[1]) < best_v:
+            break
+        total = sum(n for n, _, _ in found)
+        if not total:
+            continue
+        # outcomes with the most layouts first; the rest's two-guess worth bounds what is left
+        found = sorted(found, key=lambda t: -t[0])
+        rest = sum(n * _survive_one(o) for n, o, _ in found)
+        acc = 0.0
+        pruned = False
+        for n, o, after in found:
+            rest -= n * _survive_one(o)
+            try:
+                sys2 = system_after(system, after, cell)
+            except InconsistentPosition:
+                continue
+            v2 = _survive_two(after, o, sys2, cache, deadline)
+            if v2 is None:
+                return None
+            acc += n * v2
+            if safe_c * (acc + rest) / total < best_v:
+                pruned = True
+                break
+        if pruned:
+            continue
+        v = safe_c * acc / total
+        if v > best_v + 1e-12:
+            best_v, best_cell = v, cell
+    return None if best_cell is None else (best_cell, best_v)
 
 
 # ----------------------------------------------------------------------------- endgame
