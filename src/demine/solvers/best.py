@@ -105,7 +105,8 @@ class BestMove:
     @property
     def estimate(self) -> float:
         """The best estimate of the chance to win from here that this move carries: exact in
-        the endgame, else an upper bound (surviving this guess, or this and the next)."""
+        the endgame, else an upper bound (surviving this guess, or this and the next one or two
+        reveals)."""
         if self.win_probability is not None:
             return self.win_probability
         if self.survive_two is not None:
@@ -333,7 +334,8 @@ def look_ahead(
     A candidate's score is ``P(safe) * sum over its numbers v of P(v | safe) * S(v)``, where
     ``S(v)`` is the best safety after it shows ``v`` (1 when a safe cell appears). Candidates are
     tried safest first, and one is dropped as soon as even a perfect rest could not beat the
-    leader (pruning).
+    leader (pruning). With ``DEPTH = 3`` nothing is pruned there, and the candidates are ranked
+    again by the chance to survive three reveals (:func:`_three_guesses`).
 
     With ``influence`` (long-term risk, :mod:`demine.solvers.longterm`), a candidate's own safety
     is its long-term safety, and cells with long-term credit join the candidates.
