@@ -48,6 +48,8 @@ VARIANTS: dict[str, dict[str, Any] | None] = {
     # default since 2026-11-24, so "depth2" is the look-ahead before it
     "depth3": {"DEPTH": 3},
     "depth2": {"DEPTH": 2},
+    # three reveals without long-term risk and the sampled endgame (nearer minesolve's pure search)
+    "bare3": {"DEPTH": 3, "LONG_TERM_RISK": False, "SAMPLED_LAYOUTS": 0},
     # and from more candidates: 80% of the best safety, 12 + 4 at the root, 10 frontier cells inside
     "depth3wide": {
         "DEPTH": 3,
