@@ -59,6 +59,8 @@ MoveReason = Literal["safe", "safest", "look-ahead", "endgame", "sampled endgame
 #: A look-ahead candidate's sort key (the highest is played): live first when DEAD_LAST, score,
 #: live, lower probability, farther when FAR_OFF, lower cell.
 RankKey = tuple[int, Fraction, int, Fraction, int, int]
+#: The deeper ranking's winner so far: its cell, its chance to survive three reveals, its depth-2 key
+Leader = tuple[int, float, RankKey]
 #: One number a candidate could show: its count of layouts, the analysis and the position after.
 Outcome = tuple[int, Analysis, Position]
 
@@ -334,9 +336,10 @@ def look_ahead(
     A candidate's score is ``P(safe) * sum over its numbers v of P(v | safe) * S(v)``, where
     ``S(v)`` is the best safety after it shows ``v`` (1 when a safe cell appears). Candidates are
     tried safest first, and one is dropped as soon as even a perfect rest could not beat the
-    leader (pruning). With ``DEPTH = 3`` only the first of those cuts is made (a candidate whose
-    own safety is below the leader's score), and the candidates are ranked again by the chance to
-    survive three reveals (:func:`_three_guesses`).
+    leader (pruning). With ``DEPTH = 3`` the candidates are ranked again by the chance to survive
+    three reveals (:func:`_three_guesses`); only the first cut is made (a candidate whose own
+    safety is below the leader's two-guess score), and a candidate so skipped is scored after all
+    if it is safer than the deeper ranking's winner's value (its safety bounds its own value).
 
     With ``influence`` (long-term risk, :mod:`demine.solvers.longterm`), a candidate's own safety
     is its long-term safety, and cells with long-term credit join the candidates.
@@ -402,6 +405,15 @@ def look_ahead(
     count_cache: CountCache = {}  # the outcomes' component counts, shared by the candidates
     # with DEPTH 3: each candidate's depth-2 key, cell, own safety and outcomes
     deep: list[tuple[RankKey, int, float, list[Outcome]]] = []
+
+    def rank_key(c: int, safe_c: Fraction, outs: tuple[int, Fraction, int, Fraction]) -> RankKey:
+        total, weighted, values, progress = outs
+        live = 1 if values > 1 else 0
+        score = _score(safe_c, weighted / total, progress)
+        return (live if DEAD_LAST else 0, score, live, -prob[c], -far(c), -c)
+
+    # with DEPTH 3: the candidates skipped for their safety, and that safety
+    waiting: list[tuple[int, Fraction]] = []
     for c in candidates:
         if deadline is not None and time.perf_counter() > deadline:
             break
@@ -414,23 +426,22 @@ def look_ahead(
             else best_key[1]
         )
         if beat is not None and _score(safe_c, Fraction(1), Fraction(1)) < beat:
-            continue  # even a certain next move could not beat the leader
+            # even a certain next move could not beat the leader's two-guess score; that bounds
+            # its deeper value too, but not the leader's, so with DEPTH 3 it waits for the
+            # deeper ranking's winner (below)
+            if DEPTH >= 3:
+                waiting.append((c, safe_c))
+            continue
         if DEPTH >= 3:
-            # the two-guess score is only a bound of the deeper one, so no candidate is cut on
-            # its outcomes; the skip above still drops one whose own safety is below the
-            # leader's two-guess score (it changed 2 of 113 expert look-ahead moves: not sound
-            # for the deeper ranking, left as measured)
+            # the two-guess score only bounds the deeper one: no candidate is cut on its outcomes
             beat = None
         kept: list[Outcome] | None = [] if DEPTH >= 3 else None
         outs = _outcomes_pruned(position, c, limit, safe_c, beat, system, count_cache, deadline, kept)
         if outs is None:
             continue
-        total, weighted, values, progress = outs
-        score = _score(safe_c, weighted / total, progress)
-        live = 1 if values > 1 else 0
-        key = (live if DEAD_LAST else 0, score, live, -prob[c], -far(c), -c)
+        key = rank_key(c, safe_c, outs)
         if RANKING is not None:
-            RANKING.append(Ranked(key, c, float(prob[c]), float(score), c in off, values))
+            RANKING.append(Ranked(key, c, float(prob[c]), float(key[1]), c in off, outs[2]))
         if kept is not None:
             deep.append((key, c, float(safe_c), kept))
         if best_key is None or key > best_key:
@@ -438,10 +449,22 @@ def look_ahead(
             best_cell = c
     if best_key is None:
         return None
-    if len(deep) > 1:
-        found = _three_guesses(position, deep, system or position_system(position), count_cache, deadline)
+    if len(deep) + len(waiting) > 1:
+        system = system or position_system(position)
+        found = _three_guesses(position, deep, system, count_cache, deadline)
+        # a skipped candidate safer than the winner's three-reveal value may still beat it
+        # (its own safety bounds its value): it is scored now, safest first
+        for c, safe_c in sorted(waiting, key=lambda t: -t[1]):
+            if found is None or float(safe_c) < found[1] - TIE:
+                break
+            kept = []
+            outs = _outcomes_pruned(position, c, limit, safe_c, None, system, count_cache, deadline, kept)
+            if outs is None:
+                break
+            entry = (rank_key(c, safe_c, outs), c, float(safe_c), kept)
+            found = _three_guesses(position, [entry], system, count_cache, deadline, found)
         if found is not None:
-            cell, value = found
+            cell, value, _ = found
             return BestMove(Move("reveal", cell), "look-ahead", float(prob[cell]), survive_two=value)
     return BestMove(
         Move("reveal", best_cell), "look-ahead", float(prob[best_cell]), survive_two=float(best_key[1])
@@ -549,6 +572,8 @@ DEPTH = 3
 #: At the inner level of ``DEPTH = 3``: how many frontier cells (safest first) are weighed, besides
 #: the off-frontier cell most likely to be a zero.
 INNER_CANDIDATES = 6
+#: Three-reveal values (floats) closer than this are equal: the depth-2 ranking decides.
+TIE = 1e-12
 
 
 def _survive_one(a: Analysis) -> float:
@@ -629,15 +654,18 @@ def _three_guesses(
     system: System,
     cache: CountCache,
     deadline: float | None,
-) -> tuple[int, float] | None:
+    leader: Leader | None = None,
+) -> Leader | None:
     """The candidate with the best chance to survive three reveals (itself, then the best two),
-    and that chance; None when the budget ran out. ``deep`` holds each candidate's depth-2 key,
-    cell, own safety and outcomes. The two-guess score bounds the three-guess one, so candidates
-    go in depth-2 order (which also breaks ties) and stop once none can beat the leader."""
+    that chance and its depth-2 key; None when the budget ran out. ``deep`` holds each
+    candidate's depth-2 key, cell, own safety and outcomes; ``leader`` is one found before, which
+    a candidate of ``deep`` must beat. Values equal to within ``TIE`` are ties, won by the higher
+    depth-2 key. The two-guess score bounds the three-guess one, so candidates go in depth-2 order
+    and stop once none can beat the leader."""
     deep = sorted(deep, key=lambda t: t[0], reverse=True)
-    best_v = -1.0
-    best_cell: int | None = None
+    best = leader
     for key, cell, safe_c, found in deep:
+        best_v = -1.0 if best is None else best[1] - TIE
         if float(key[1]) < best_v:
             break
         total = sum(n for n, _, _ in found)
@@ -664,9 +692,9 @@ def _three_guesses(
         if pruned:
             continue
         v = safe_c * acc / total
-        if v > best_v + 1e-12:
-            best_v, best_cell = v, cell
-    return None if best_cell is None else (best_cell, best_v)
+        if best is None or v > best[1] + TIE or (v >= best[1] - TIE and key > best[2]):
+            best = (cell, v, key)
+    return best
 
 
 # ----------------------------------------------------------------------------- endgame
