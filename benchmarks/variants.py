@@ -1,18 +1,23 @@
 """Paired experiments on variants of the ``best`` player (the figures in BENCHMARKS.md, section 3).
 
 Run: python benchmarks/variants.py --games N --size WxHxM --rule RULE --seed SEED VARIANT [VARIANT ...]
+[--record-dir DIR]
 
 Each variant sets some of ``demine.solvers.best``'s module constants (``longterm.NAME``: of
 ``demine.solvers.longterm``) before its games; every variant
 plays the same boards (the seed), so the comparison is paired: for each pair of variants it prints
-the boards only one of them won and the two-sided sign test.
+the boards only one of them won and the two-sided sign test. With ``--record-dir`` each variant's
+results also go to ``DIR/VARIANT.jsonl``, one line per game as ``demine bench --record`` writes
+them (so ``benchmarks/pair_records.py`` can pair them with a ``demine bench`` run of the same seed).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 from collections.abc import Callable
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import demine.solvers.best as best
@@ -51,6 +56,8 @@ VARIANTS: dict[str, dict[str, Any] | None] = {
     # three reveals without long-term risk and the sampled endgame (nearer minesolve's pure search)
     "bare3": {"DEPTH": 3, "LONG_TERM_RISK": False, "SAMPLED_LAYOUTS": 0},
     # and from more candidates: 80% of the best safety, 12 + 4 at the root, 10 frontier cells inside
+    # and from every candidate minesolve weighs: every frontier cell at the root and inside
+    "fullwide": {"CANDIDATE_SHARE": 0.0, "MAX_CANDIDATES": 10**6, "INNER_CANDIDATES": 10**6},
     "depth3wide": {
         "DEPTH": 3,
         "CANDIDATE_SHARE": 0.8,
@@ -76,7 +83,10 @@ def main() -> None:
     ap.add_argument("variants", nargs="+", choices=sorted(VARIANTS))
     add_board_options(ap, "exp1")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--record-dir", type=Path, help="write DIR/VARIANT.jsonl, one line per game")
     ns = ap.parse_args()
+    if ns.record_dir is not None and not ns.record_dir.is_dir():
+        raise SystemExit(f"--record-dir {ns.record_dir}: not a directory")
     specs = board_specs(ns)
     results = {}
     for name in ns.variants:
@@ -86,6 +96,9 @@ def main() -> None:
             register(player, _factory(settings), name)
         summary, res = bench(player, specs, jobs=ns.jobs)
         results[name] = res
+        if ns.record_dir is not None:
+            lines = [json.dumps({"player": "best", "variant": name, **r.to_json()}) + "\n" for r in res]
+            (ns.record_dir / f"{name}.jsonl").write_text("".join(lines), encoding="utf-8")
         rate = 100 * summary.win_rate
         print(f"{name}: {summary.wins}/{summary.games} = {rate:.2f}%, {summary.ms_per_game:.1f} ms/game")
     for i, a in enumerate(ns.variants):
