@@ -547,9 +547,9 @@ def test_three_guesses_ahead_agree_with_brute_force(monkeypatch: pytest.MonkeyPa
         if found is None or len(ranking) < 2:
             continue
         layouts = _consistent(p)
-        assert found.survive_two is not None
+        assert found.survive is not None and found.reveals == 3
         want = {r.cell: _survive(p, layouts, 3, root=r.cell) for r in ranking}
-        assert found.survive_two == pytest.approx(float(want[found.move.cell]), abs=1e-9)
-        assert float(max(want.values())) == pytest.approx(found.survive_two, abs=1e-9)
+        assert found.survive == pytest.approx(float(want[found.move.cell]), abs=1e-9)
+        assert float(max(want.values())) == pytest.approx(found.survive, abs=1e-9)
         checked += 1
     assert checked >= 15

@@ -189,7 +189,23 @@ def test_analyze_best_names_the_move_the_best_player_makes(
         "reason": "endgame",
         "mine_probability": bm.mine_probability,
         "win_probability": bm.win_probability,
+        "survive": None,
+        "reveals": None,
     }
+    # a look-ahead guess (expert, after the corner shows a number): the chance to survive the
+    # next reveals, this one included, instead of a chance to win
+    from demine.game import Game
+
+    g = Game(30, 16, 99, rule="safe", seed=0)
+    g.reveal(0)
+    opening = tmp_path / "o.mine"
+    opening.write_text(g.position().to_text())
+    code, out, _ = run(capsys, "analyze", "--best", "--json", str(opening))
+    best = json.loads(out)["best"]
+    assert best["reason"] == "look-ahead" and best["win_probability"] is None
+    assert best["reveals"] in (2, 3) and 0 < best["survive"] <= 1 - best["mine_probability"]
+    code, out, _ = run(capsys, "analyze", "--best", str(opening))
+    assert f"; {100 * best['survive']:.1f}% to survive {best['reveals']} reveals from here)" in out
     # a flag is trusted unless told otherwise: then its cell is as likely a mine as the other
     flagged = tmp_path / "f.mine"
     flagged.write_text("3x1x1\nF1H\n")

@@ -15,6 +15,8 @@ from fastapi.testclient import TestClient
 
 from demine.game import Game
 from demine.position import FLAG
+from demine.solve import Limit
+from demine.web import service
 from demine.web.app import MAX_BODY, create_app
 from demine.web.service import Session, hints
 
@@ -149,6 +151,25 @@ def test_hint_shows_a_safe_move_with_its_reason_else_the_best_guess(client: Test
         ).json()
     assert v["outcome"] == "won"
     assert kinds == {"safe", "guess"}
+
+
+def test_a_look_ahead_hint_gives_the_chance_to_survive_the_next_reveals(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # expert, safe rule: after the corner shows a number no cell is safe, and the look-ahead
+    # guesses; its hint says how likely the next reveals (this one included) are survived (no
+    # time budget here, so that a busy machine cannot turn the guess into a plain safest cell)
+    monkeypatch.setattr(service, "GUESS_LIMIT", Limit())
+    for seed in range(20):
+        v = new(client, preset="expert", rule="safe", seed=str(seed))
+        v = client.post(f"/api/games/{v['id']}/moves", json={"kind": "reveal", "row": 0, "col": 0}).json()
+        h = client.get(f"/api/games/{v['id']}/hint").json()
+        if h["kind"] == "guess":
+            break
+    assert h["kind"] == "guess" and h["reason"] == "look-ahead" and h["win_probability"] is None
+    assert h["reveals"] in (2, 3) and 0 < h["survive"] <= 1 - h["mine_probability"]
+    assert h["outlook"] == f"{100 * h['survive']:.1f}% to survive {h['reveals']} reveals from here"
+    assert h["text"].endswith(f"; {h['outlook']}")
 
 
 def test_flag_chord_and_counters(client: TestClient) -> None:

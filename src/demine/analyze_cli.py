@@ -220,6 +220,8 @@ def best_json(position: Position, bm: BestMove | None) -> dict[str, Any] | None:
         "reason": bm.reason,
         "mine_probability": bm.mine_probability,
         "win_probability": bm.win_probability,
+        "survive": bm.survive,
+        "reveals": bm.reveals,
     }
 
 
@@ -231,8 +233,8 @@ def best_text(position: Position, bm: BestMove | None) -> str:
     if bm.reason == "safe":
         return f"best move: open {cell} (proven safe)"
     risk = f"{100 * bm.mine_probability:.1f}% chance of a mine"
-    if bm.win_probability is not None:
-        risk += f"; wins {100 * bm.win_probability:.1f}% with best play"
+    if bm.outlook:
+        risk += f"; {bm.outlook}"
     return f"best move: open {cell} ({bm.reason}: {risk})"
 
 

@@ -100,9 +100,25 @@ class BestMove:
     """The chance the move hits a mine."""
     win_probability: float | None = None
     """The chance to win from here with this move (exact in the endgame; None otherwise)."""
-    survive_two: float | None = None
-    """For a look-ahead guess: the chance to survive it and the next guess (with ``DEPTH = 3``,
-    the next two reveals)."""
+    survive: float | None = None
+    """For a look-ahead guess: the chance to survive it and the next ``reveals - 1`` reveals (a
+    reveal of a proven safe cell counting as one), playing the best of the cells weighed."""
+    reveals: int | None = None
+    """How many reveals ``survive`` covers: 3 with ``DEPTH = 3``, 2 when the look-ahead ranks by
+    two (``DEPTH = 2``, or the budget ran out before the deeper ranking). With long-term risk the
+    guess's own safety in it is its long-term safety (a mine that only decides a coin toss the
+    game must take anyway counts as nearly safe)."""
+
+    @property
+    def outlook(self) -> str:
+        """What the move's search says of what follows, in words ("" when it says nothing more
+        than the risk): the chance to win with best play in the endgame, else after a look-ahead
+        the chance to survive the next reveals."""
+        if self.win_probability is not None:
+            return f"wins {100 * self.win_probability:.1f}% with best play"
+        if self.survive is not None:
+            return f"{100 * self.survive:.1f}% to survive {self.reveals} reveals from here"
+        return ""
 
     @property
     def estimate(self) -> float:
@@ -111,8 +127,8 @@ class BestMove:
         reveals)."""
         if self.win_probability is not None:
             return self.win_probability
-        if self.survive_two is not None:
-            return self.survive_two
+        if self.survive is not None:
+            return self.survive
         return 1.0 - self.mine_probability
 
 
@@ -465,9 +481,9 @@ def look_ahead(
             found = _three_guesses(position, [entry], system, count_cache, deadline, found)
         if found is not None:
             cell, value, _ = found
-            return BestMove(Move("reveal", cell), "look-ahead", float(prob[cell]), survive_two=value)
+            return BestMove(Move("reveal", cell), "look-ahead", float(prob[cell]), survive=value, reveals=3)
     return BestMove(
-        Move("reveal", best_cell), "look-ahead", float(prob[best_cell]), survive_two=float(best_key[1])
+        Move("reveal", best_cell), "look-ahead", float(prob[best_cell]), survive=float(best_key[1]), reveals=2
     )
 
 

@@ -142,7 +142,8 @@ def permille(cells: int, a: Analysis) -> list[int | None]:
 
 
 def best_guess(plain: Position, a: Analysis) -> dict[str, Any]:
-    """The ``best`` player's move when no cell is safe (its reason, risk and win estimate)."""
+    """The ``best`` player's move when no cell is safe: its reason and risk; in the endgame the
+    chance to win with best play, after a look-ahead the chance to survive the next reveals."""
     from demine.solvers.best import best_move
 
     bm = best_move(plain, GUESS_LIMIT, analysis=a)
@@ -150,7 +151,10 @@ def best_guess(plain: Position, a: Analysis) -> dict[str, Any]:
         "cell": _rc(plain.width, bm.move.cell),
         "reason": bm.reason,
         "mine_probability": round(bm.mine_probability, 4),
-        "win_estimate": round(bm.estimate, 4),
+        "win_probability": None if bm.win_probability is None else round(bm.win_probability, 4),
+        "survive": None if bm.survive is None else round(bm.survive, 4),
+        "reveals": bm.reveals,
+        "outlook": bm.outlook,
     }
 
 
@@ -494,7 +498,10 @@ class Service:
                 "cell": _rc(g.width, start),
                 "reason": "first-click",
                 "mine_probability": round(risk, 4),
-                "win_estimate": None,
+                "win_probability": None,
+                "survive": None,
+                "reveals": None,
+                "outlook": "",
                 "text": why,
             },
             "approximate": False,
@@ -518,8 +525,9 @@ class Service:
         if best is None:
             return {"cell": None, "kind": "none", "text": "nothing left to open"}
         pct = 100 * best["mine_probability"]
-        text = (
-            best.get("text") or f"no safe cell: the best guess ({best['reason']}), {pct:.1f}% risk of a mine"
+        text = best.get("text") or (
+            f"no safe cell: the best guess ({best['reason']}), {pct:.1f}% risk of a mine"
+            + (f"; {best['outlook']}" if best["outlook"] else "")
         )
         return {"cell": best["cell"], "kind": "guess", "text": text, "numbers": [], **best}
 

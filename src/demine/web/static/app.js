@@ -321,8 +321,8 @@ function hoverWhy(ev) {
 
 function bestText(b) {
   if (b.reason === "first-click") return `Best first click: ${b.text}`;
-  const win = b.win_estimate == null ? "" : `, win estimate ${(100 * b.win_estimate).toFixed(1)}%`;
-  return `No safe cell: best guess (${b.reason}), ${(100 * b.mine_probability).toFixed(1)}% risk${win}`;
+  const more = b.outlook ? `, ${b.outlook}` : "";
+  return `No safe cell: best guess (${b.reason}), ${(100 * b.mine_probability).toFixed(1)}% risk${more}`;
 }
 
 async function showHint() {
