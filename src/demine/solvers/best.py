@@ -469,7 +469,8 @@ def look_ahead(
         system = system or position_system(position)
         found = _three_guesses(position, deep, system, count_cache, deadline)
         # a skipped candidate safer than the winner's three-reveal value may still beat it
-        # (its own safety bounds its value): it is scored now, safest first
+        # (its own safety bounds its value): it is scored now, safest first, while the budget
+        # lasts (when it runs out here, the winner so far is played)
         for c, safe_c in sorted(waiting, key=lambda t: -t[1]):
             if found is None or float(safe_c) < found[1] - TIE:
                 break
@@ -478,7 +479,10 @@ def look_ahead(
             if outs is None:
                 break
             entry = (rank_key(c, safe_c, outs), c, float(safe_c), kept)
-            found = _three_guesses(position, [entry], system, count_cache, deadline, found)
+            later = _three_guesses(position, [entry], system, count_cache, deadline, found)
+            if later is None:
+                break
+            found = later
         if found is not None:
             cell, value, _ = found
             return BestMove(Move("reveal", cell), "look-ahead", float(prob[cell]), survive=value, reveals=3)
