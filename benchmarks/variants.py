@@ -55,9 +55,9 @@ VARIANTS: dict[str, dict[str, Any] | None] = {
     "depth2": {"DEPTH": 2},
     # three reveals without long-term risk and the sampled endgame (nearer minesolve's pure search)
     "bare3": {"DEPTH": 3, "LONG_TERM_RISK": False, "SAMPLED_LAYOUTS": 0},
-    # and from more candidates: 80% of the best safety, 12 + 4 at the root, 10 frontier cells inside
     # and from every candidate minesolve weighs: every frontier cell at the root and inside
     "fullwide": {"CANDIDATE_SHARE": 0.0, "MAX_CANDIDATES": 10**6, "INNER_CANDIDATES": 10**6},
+    # and from more candidates: 80% of the best safety, 12 + 4 at the root, 10 frontier cells inside
     "depth3wide": {
         "DEPTH": 3,
         "CANDIDATE_SHARE": 0.8,
