@@ -55,6 +55,25 @@ VARIANTS: dict[str, dict[str, Any] | None] = {
     "depth2": {"DEPTH": 2},
     # three reveals without long-term risk and the sampled endgame (nearer minesolve's pure search)
     "bare3": {"DEPTH": 3, "LONG_TERM_RISK": False, "SAMPLED_LAYOUTS": 0},
+    # nearer still: no endgame search of either kind, no long-term risk, equal off-frontier cells
+    # in reading order (minesolve's depths 2 and 3, with `best`'s candidates and 50/50 rule)
+    "pure2": {
+        "DEPTH": 2,
+        "ENDGAME_LAYOUTS": 1,
+        "SAMPLED_LAYOUTS": 0,
+        "LONG_TERM_RISK": False,
+        "FAR_OFF": False,
+    },
+    "pure3": {
+        "DEPTH": 3,
+        "ENDGAME_LAYOUTS": 1,
+        "SAMPLED_LAYOUTS": 0,
+        "LONG_TERM_RISK": False,
+        "FAR_OFF": False,
+    },
+    # the same with the exact endgame from 500 layouts (is depth 3's gain the endgame's?)
+    "pure2e": {"DEPTH": 2, "SAMPLED_LAYOUTS": 0, "LONG_TERM_RISK": False, "FAR_OFF": False},
+    "pure3e": {"DEPTH": 3, "SAMPLED_LAYOUTS": 0, "LONG_TERM_RISK": False, "FAR_OFF": False},
     # and from every candidate minesolve weighs: every frontier cell at the root and inside
     "fullwide": {"CANDIDATE_SHARE": 0.0, "MAX_CANDIDATES": 10**6, "INNER_CANDIDATES": 10**6},
     # and from more candidates: 80% of the best safety, 12 + 4 at the root, 10 frontier cells inside
@@ -68,11 +87,24 @@ VARIANTS: dict[str, dict[str, Any] | None] = {
 }
 
 
+def _module(key: str) -> tuple[Any, str]:
+    module, _, name = key.rpartition(".")
+    return (longterm if module == "longterm" else best), name
+
+
+#: Every constant some variant sets, at its default (read when this module is imported). Each
+#: variant starts from these: the settings live in the module, so without the reset a variant
+#: would inherit the ones of the variant run before it in the same process (the pool's workers
+#: are forked from it).
+DEFAULTS: dict[str, Any] = {
+    k: getattr(*_module(k)) for settings in VARIANTS.values() if settings for k in settings
+}
+
+
 def _factory(settings: dict[str, Any]) -> Callable[[], Player]:
     def make() -> Player:
-        for k, v in settings.items():
-            module, _, name = k.rpartition(".")
-            setattr(longterm if module == "longterm" else best, name, v)
+        for k, v in {**DEFAULTS, **settings}.items():
+            setattr(*_module(k), v)
         return best.BestPlayer()
 
     return make

@@ -1,0 +1,44 @@
+"""benchmarks/variants.py: each variant plays with its own settings and the defaults for the rest."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+import demine.solvers.best as best
+import demine.solvers.longterm as longterm
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+@pytest.fixture
+def variants() -> Iterator[ModuleType]:
+    saved = {k: getattr(best, k) for k in dir(best) if k.isupper()}
+    saved_lt = {k: getattr(longterm, k) for k in dir(longterm) if k.isupper()}
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        yield importlib.import_module("variants")
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+        for k, v in saved.items():
+            setattr(best, k, v)
+        for k, v in saved_lt.items():
+            setattr(longterm, k, v)
+
+
+def test_a_variant_does_not_inherit_the_settings_of_the_one_before(variants: ModuleType) -> None:
+    default_depth, default_credit = best.DEPTH, longterm.CREDIT_WEIGHT
+    variants._factory(variants.VARIANTS["depth2"])()
+    assert best.DEPTH == 2 != default_depth
+    variants._factory(variants.VARIANTS["current"])()
+    assert default_depth == best.DEPTH
+    variants._factory(variants.VARIANTS["credit1"])()
+    assert longterm.CREDIT_WEIGHT == 1 != default_credit
+    variants._factory(variants.VARIANTS["wide"])()
+    assert default_credit == longterm.CREDIT_WEIGHT
+    assert variants.VARIANTS["wide"]["CANDIDATE_SHARE"] == best.CANDIDATE_SHARE
