@@ -74,6 +74,8 @@ VARIANTS: dict[str, dict[str, Any] | None] = {
     # the same with the exact endgame from 500 layouts (is depth 3's gain the endgame's?)
     "pure2e": {"DEPTH": 2, "SAMPLED_LAYOUTS": 0, "LONG_TERM_RISK": False, "FAR_OFF": False},
     "pure3e": {"DEPTH": 3, "SAMPLED_LAYOUTS": 0, "LONG_TERM_RISK": False, "FAR_OFF": False},
+    # `best` without the sampled endgame and the far-corner tie (long-term risk kept)
+    "lean": {"SAMPLED_LAYOUTS": 0, "FAR_OFF": False},
     # and from every candidate minesolve weighs: every frontier cell at the root and inside
     "fullwide": {"CANDIDATE_SHARE": 0.0, "MAX_CANDIDATES": 10**6, "INNER_CANDIDATES": 10**6},
     # and from more candidates: 80% of the best safety, 12 + 4 at the root, 10 frontier cells inside
