@@ -4,7 +4,8 @@ Run: python benchmarks/variants.py --games N --size WxHxM --rule RULE --seed SEE
 [--record-dir DIR]
 
 Each variant sets some of ``demine.solvers.best``'s module constants (``longterm.NAME``: of
-``demine.solvers.longterm``) before its games; every variant
+``demine.solvers.longterm``) before its games, every other constant some variant sets back at
+its default (``DEFAULTS``); every variant
 plays the same boards (the seed), so the comparison is paired: for each pair of variants it prints
 the boards only one of them won and the two-sided sign test. With ``--record-dir`` each variant's
 results also go to ``DIR/VARIANT.jsonl``, one line per game as ``demine bench --record`` writes
