@@ -27,6 +27,9 @@ from boards import add_board_options, board_specs
 from demine.bench import bench, paired
 from demine.solvers import Player, register
 
+#: The steps of `best` that minesolve's pure search lacks, switched off (the ``pure`` variants).
+_PURE = {"ENDGAME_LAYOUTS": 1, "SAMPLED_LAYOUTS": 0, "LONG_TERM_RISK": False, "FAR_OFF": False}
+
 VARIANTS: dict[str, dict[str, Any] | None] = {
     "current": {},
     "exact": None,  # the exact player, for reference
@@ -58,23 +61,11 @@ VARIANTS: dict[str, dict[str, Any] | None] = {
     "bare3": {"DEPTH": 3, "LONG_TERM_RISK": False, "SAMPLED_LAYOUTS": 0},
     # nearer still: no endgame search of either kind, no long-term risk, equal off-frontier cells
     # in reading order (minesolve's depths 2 and 3, with `best`'s candidates and 50/50 rule)
-    "pure2": {
-        "DEPTH": 2,
-        "ENDGAME_LAYOUTS": 1,
-        "SAMPLED_LAYOUTS": 0,
-        "LONG_TERM_RISK": False,
-        "FAR_OFF": False,
-    },
-    "pure3": {
-        "DEPTH": 3,
-        "ENDGAME_LAYOUTS": 1,
-        "SAMPLED_LAYOUTS": 0,
-        "LONG_TERM_RISK": False,
-        "FAR_OFF": False,
-    },
+    "pure2": {**_PURE, "DEPTH": 2},
+    "pure3": {**_PURE, "DEPTH": 3},
     # the same with the exact endgame from 500 layouts (is depth 3's gain the endgame's?)
-    "pure2e": {"DEPTH": 2, "SAMPLED_LAYOUTS": 0, "LONG_TERM_RISK": False, "FAR_OFF": False},
-    "pure3e": {"DEPTH": 3, "SAMPLED_LAYOUTS": 0, "LONG_TERM_RISK": False, "FAR_OFF": False},
+    "pure2e": {**_PURE, "DEPTH": 2, "ENDGAME_LAYOUTS": best.ENDGAME_LAYOUTS},
+    "pure3e": {**_PURE, "DEPTH": 3, "ENDGAME_LAYOUTS": best.ENDGAME_LAYOUTS},
     # `best` without the sampled endgame and the far-corner tie (long-term risk kept)
     "lean": {"SAMPLED_LAYOUTS": 0, "FAR_OFF": False},
     # and from every candidate minesolve weighs: every frontier cell at the root and inside

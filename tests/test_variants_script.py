@@ -18,17 +18,14 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 @pytest.fixture
 def variants() -> Iterator[ModuleType]:
-    saved = {k: getattr(best, k) for k in dir(best) if k.isupper()}
-    saved_lt = {k: getattr(longterm, k) for k in dir(longterm) if k.isupper()}
+    saved = [(m, k, getattr(m, k)) for m in (best, longterm) for k in dir(m) if k.isupper()]
     sys.path.insert(0, str(BENCHMARKS))
     try:
         yield importlib.import_module("variants")
     finally:
         sys.path.remove(str(BENCHMARKS))
-        for k, v in saved.items():
-            setattr(best, k, v)
-        for k, v in saved_lt.items():
-            setattr(longterm, k, v)
+        for m, k, v in saved:
+            setattr(m, k, v)
 
 
 def test_a_variant_does_not_inherit_the_settings_of_the_one_before(variants: ModuleType) -> None:
