@@ -32,8 +32,12 @@ from demine.solvers.best import (
 from tests.helpers import brute_force
 
 # Positions found by playing seeded beginner games (see the comments for what each shows).
-# A forced 50/50 in the top-left corner, (0,1)/(1,1), and safer guesses elsewhere.
-FIFTY = "9x9x10\n1H2HHHHHH\n1H2HHHHHH\n1111HHHHH\nHH11HHHHH\nHHHH1HHHH\nHHHHHHHHH\nHHHHHHHHH\nHHHHHHHHH\nHHHHHHHHH\n"
+# A forced 50/50 in the top-left corner, (0,0)/(0,1): walled in by the flags at (0,2) and (1,2);
+# the numbers that touch them, (1,0) and (1,1), touch both. Safer guesses elsewhere (5/77).
+FIFTY = "9x9x10\nHHFHHHHHH\n13FHHHHHH\n133HHHHHH\nHHHHHHHHH\nHHHHHHHHH\nHHHHHHHHH\nHHHHHHHHH\nHHHHHHHHH\nHHHHHHHHH\n"
+# Until 2026-11-24 FIFTY was this position, taken for a forced 50/50 at (0,1)/(1,1); it is not:
+# the 1 at (2,0) touches (1,1), (3,0) and (3,1), and so ties the pair to them.
+NOT_FIFTY = "9x9x10\n1H2HHHHHH\n1H2HHHHHH\n1111HHHHH\nHH11HHHHH\nHHHH1HHHH\nHHHHHHHHH\nHHHHHHHHH\nHHHHHHHHH\nHHHHHHHHH\n"
 # Dead cells (45, 46, 63, 72: their number is certain if safe) tied with live ones (54, 55).
 DEAD = "9x9x10\n000000000\n000001110\n000001H21\n01110112H\n12H100122\nHH21001H1\nHH2112321\nH3H11HH10\nH21112210\n"
 # Endgames (7 and 10 layouts left). In the first, every safest cell gives a smaller chance to
@@ -54,7 +58,7 @@ def test_a_forced_fifty_fifty_is_taken_before_other_guesses() -> None:
     p = Position.from_text(FIFTY)
     a = analyze(p)
     assert not a.safe
-    pair = {p.geometry.cell(0, 1), p.geometry.cell(1, 1)}
+    pair = {p.geometry.cell(0, 0), p.geometry.cell(0, 1)}
     assert forced_fifty(p, a) in pair
     others = [c for c in p.covered_cells() if c not in pair]
     assert min(a.probability(c) for c in others) < Fraction(1, 2)  # safer guesses exist
@@ -66,6 +70,35 @@ def test_a_pair_that_other_cells_can_still_tell_apart_is_not_forced() -> None:
     # the 1 at (0,0) sees (0,1) and (1,0); (1,1) is covered and could tell them apart
     p = Position.from_text("3x3x1\n1HH\nHHH\nHHH")
     assert forced_fifty(p, analyze(p)) is None
+    p = Position.from_text(NOT_FIFTY)
+    assert forced_fifty(p, analyze(p)) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "cells"),
+    [
+        # (2,0)/(2,1) under the 1 at (1,0): nothing covered touches them, but the 1 at (2,2)
+        # sees (2,1) and (2,3), so (2,3) is a mine exactly when (2,1) is safe, and the numbers
+        # around (2,3) can still settle it (found by benchmarks/perfect.py on 6x3/4)
+        ("6x3x4\n0001HH\n1112HH\nHH1HHH\n", [(2, 0), (2, 1)]),
+        # (3,0)/(3,1): the 2 at (3,2) ties (3,1) to (2,3) and (3,3), and the mine count to the
+        # top of the last column
+        ("4x4x5\n02FH\n03FH\n13FH\nHH2H\n", [(3, 0), (3, 1)]),
+    ],
+)
+def test_a_pair_tied_by_a_number_to_other_covered_cells_is_not_forced(
+    text: str, cells: list[tuple[int, int]]
+) -> None:
+    p = Position.from_text(text)
+    a = analyze(p)
+    assert forced_fifty(p, a) is None
+    # the exact game tree agrees: opening either cell of the pair now gives a lower chance to win
+    search = best_module._Endgame.of(p, enumerate_layouts(p, 1000))
+    everything = (1 << search.size) - 1
+    pair = [p.geometry.cell(r, c) for r, c in cells]
+    assert all(a.probability(c) == Fraction(1, 2) for c in pair)
+    best_chance = search.win(everything)
+    assert all(search._value(c, everything, search.size) < best_chance - 0.01 for c in pair)
 
 
 def test_a_dead_cell_is_not_chosen_while_a_live_one_of_equal_safety_exists() -> None:

@@ -209,14 +209,23 @@ def forced_fifty(position: Position, a: Analysis, around: int | None = None) -> 
     """A cell of a forced 50/50, or None.
 
     Two covered cells ``x``, ``y`` form one when some revealed number has exactly them as its
-    unknown neighbours and needs one more mine, and every other neighbour of ``x`` and ``y`` is
-    revealed or a known mine: no cell left to open can ever show a number that tells them apart.
+    unknown neighbours and needs one more mine, every other neighbour of ``x`` and ``y`` is
+    revealed or a known mine (no cell left to open can ever show a number that tells them apart),
+    and every revealed number next to only one of them has no other unknown neighbour (else its
+    other cells could tell them apart when they are settled some other way: a ``1`` touching
+    ``y`` and a covered ``z``, not ``x``, makes ``z`` a mine exactly when ``y`` is safe). A number
+    next to both sees ``x + y``, which is 1 whichever holds the mine.
     With ``around``, only numbers within three cells of it are looked at (a 50/50 that opening
     ``around`` could have made lies there).
     """
     st = position.states
     geo = position.geometry
     known_mine = a.mines | a.known_mines
+
+    def unknown(d: int) -> bool:
+        """Covered and not a known mine, or flagged without being known to be a mine."""
+        return (st[d] == COVERED and d not in known_mine) or (st[d] == FLAG and d not in a.known_mines)
+
     if around is None:
         scan: Iterable[int] = range(position.cells)
     else:
@@ -229,26 +238,26 @@ def forced_fifty(position: Position, a: Analysis, around: int | None = None) -> 
         if v >= COVERED:
             continue
         nb = geo.neighbours(cell)
-        unknown = [d for d in nb if st[d] == COVERED and d not in known_mine]
-        if len(unknown) != 2:
+        unknowns = [d for d in nb if st[d] == COVERED and d not in known_mine]
+        if len(unknowns) != 2:
             continue
         flagged = sum(1 for d in nb if d in known_mine)
         if v - flagged != 1:
             continue
-        x, y = unknown
-        ok = True
-        for z in (x, y):
-            for d in geo.neighbours(z):
-                if d in (x, y):
-                    continue
-                if st[d] == COVERED and d not in known_mine:
-                    ok = False
-                    break
-                if st[d] == FLAG and d not in a.known_mines:
-                    ok = False
-                    break
-            if not ok:
-                break
+        pair = (x, y) = (unknowns[0], unknowns[1])
+        near_x, near_y = set(geo.neighbours(x)), set(geo.neighbours(y))
+        ok = all(
+            d in pair
+            or (
+                not unknown(d)
+                and (
+                    st[d] >= COVERED
+                    or (d in near_x and d in near_y)  # it sees x + y, which is 1 either way
+                    or all(e in pair or not unknown(e) for e in geo.neighbours(d))
+                )
+            )
+            for d in near_x | near_y
+        )
         if ok and a.probability(x) == Fraction(1, 2):
             return min(x, y)
     return None
