@@ -70,6 +70,13 @@ VARIANTS: dict[str, dict[str, Any] | None] = {
     "lean": {"SAMPLED_LAYOUTS": 0, "FAR_OFF": False},
     # and from every candidate minesolve weighs: every frontier cell at the root and inside
     "fullwide": {"CANDIDATE_SHARE": 0.0, "MAX_CANDIDATES": 10**6, "INNER_CANDIDATES": 10**6},
+    # and every covered cell off the frontier too
+    "everycell": {
+        "CANDIDATE_SHARE": 0.0,
+        "MAX_CANDIDATES": 10**6,
+        "INNER_CANDIDATES": 10**6,
+        "MAX_OFF_CANDIDATES": 10**6,
+    },
     # and from more candidates: 80% of the best safety, 12 + 4 at the root, 10 frontier cells inside
     "depth3wide": {
         "DEPTH": 3,
