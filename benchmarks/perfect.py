@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import itertools
+import math
 import multiprocessing
 import random
 import sys
@@ -46,13 +47,22 @@ LOOK_AHEAD_ONLY = {"ENDGAME_LAYOUTS": 1, "SAMPLED_LAYOUTS": 0}
 RANGES = (1, 10, 100, 1000, 10_000, 100_000, 10**9)
 
 
-def layouts(geo: Geometry, mines: int, rule: str, start: int) -> list[frozenset[int]]:
-    """Every layout the rule allows, in a fixed order."""
+def _free(geo: Geometry, rule: str, start: int) -> list[int]:
+    """The cells the rule lets hold a mine."""
     banned = {start}
     if rule == "zero":
         banned.update(geo.neighbours(start))
-    free = [c for c in range(geo.width * geo.height) if c not in banned]
-    return [frozenset(m) for m in itertools.combinations(free, mines)]
+    return [c for c in range(geo.width * geo.height) if c not in banned]
+
+
+def count_layouts(geo: Geometry, mines: int, rule: str, start: int) -> int:
+    """How many layouts the rule allows."""
+    return math.comb(len(_free(geo, rule, start)), mines)
+
+
+def layouts(geo: Geometry, mines: int, rule: str, start: int) -> list[frozenset[int]]:
+    """Every layout the rule allows, in a fixed order."""
+    return [frozenset(m) for m in itertools.combinations(_free(geo, rule, start), mines)]
 
 
 class DigestMemo(dict[bytes, float]):
@@ -224,8 +234,6 @@ def main() -> None:
     ap.add_argument(
         "variants",
         nargs="*",
-        default=["current"],
-        choices=sorted(VARIANTS),
         metavar="VARIANT",
         help="variants of best, as in variants.py (default: current)",
     )
@@ -244,20 +252,26 @@ def main() -> None:
         w, h, m = parse_size(ns.size, ns.rule)
         geo = Geometry(w, h)
         if ns.start:
-            r, c = (int(x) for x in ns.start.split(","))
+            try:
+                r, c = (int(x) for x in ns.start.split(","))
+            except ValueError:
+                raise SystemExit(f"perfect.py: --start {ns.start}: give ROW,COL, such as 0,0") from None
             start = geo.cell(r, c)
         else:
             start = default_start(w, h, ns.rule)
     except (DemineError, ValueError) as e:
         raise SystemExit(f"perfect.py: {e}") from None
-    if any(VARIANTS[v] is None for v in ns.variants):
-        raise SystemExit("perfect.py: only variants of best")
-    lays = layouts(geo, m, ns.rule, start)
-    if not lays:
+    names = ns.variants or ["current"]
+    known = sorted(k for k, v in VARIANTS.items() if v is not None)
+    for name in names:
+        if name not in known:
+            raise SystemExit(f"perfect.py: no variant of best named {name!r}; there are: {', '.join(known)}")
+    total = count_layouts(geo, m, ns.rule, start)
+    if not total:
         raise SystemExit("perfect.py: the rule leaves no room for the mines")
-    if len(lays) > ns.max_layouts:
-        raise SystemExit(f"perfect.py: {len(lays):,} layouts, more than --max-layouts {ns.max_layouts:,}")
-    total = len(lays)
+    if total > ns.max_layouts:
+        raise SystemExit(f"perfect.py: {total:,} layouts, more than --max-layouts {ns.max_layouts:,}")
+    lays = layouts(geo, m, ns.rule, start)
     print(f"{w}x{h}/{m}, rule {ns.rule}, start {divmod(start, w)}: {total:,} layouts", flush=True)
 
     t0 = time.perf_counter()
@@ -266,7 +280,7 @@ def main() -> None:
         f"perfect play: {perfect:.4%} ({len(search.memo):,} positions, {time.perf_counter() - t0:.0f} s)",
         flush=True,
     )
-    for name in ns.variants:
+    for name in names:
         settings = VARIANTS[name]
         assert settings is not None
         if ns.look_ahead_only:
