@@ -1,10 +1,16 @@
-"""Brute force and position makers shared by the tests."""
+"""Brute force, position makers and the benchmark scripts' loader, shared by the tests."""
 
 from __future__ import annotations
 
+import importlib
 import random
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from fractions import Fraction
 from itertools import combinations
+from pathlib import Path
+from types import ModuleType
 
 from demine.game import Game
 from demine.position import COVERED, FLAG, Position
@@ -75,3 +81,23 @@ def random_position(
     for c in rng.sample(covered_safe, min(wrong_flags, len(covered_safe))):
         vis[c] = FLAG
     return Position(width, height, bytes(vis), mines if known_total else None), layout
+
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+@contextmanager
+def benchmark_script(name: str) -> Iterator[ModuleType]:
+    """``benchmarks/NAME.py`` imported as a module. The scripts set the players' module constants,
+    so every constant of ``best`` and ``longterm`` is put back afterwards."""
+    import demine.solvers.best as best
+    import demine.solvers.longterm as longterm
+
+    saved = [(m, k, getattr(m, k)) for m in (best, longterm) for k in dir(m) if k.isupper()]
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        yield importlib.import_module(name)
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+        for m, k, v in saved:
+            setattr(m, k, v)

@@ -2,32 +2,20 @@
 
 from __future__ import annotations
 
-import importlib
-import sys
 from collections.abc import Iterator
 from fractions import Fraction
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-import demine.solvers.best as best
-import demine.solvers.longterm as longterm
 from demine.grid import Geometry
-
-BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+from tests.helpers import benchmark_script
 
 
 @pytest.fixture
 def perfect() -> Iterator[ModuleType]:
-    saved = [(m, k, getattr(m, k)) for m in (best, longterm) for k in dir(m) if k.isupper()]
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        yield importlib.import_module("perfect")
-    finally:
-        sys.path.remove(str(BENCHMARKS))
-        for m, k, v in saved:
-            setattr(m, k, v)
+    with benchmark_script("perfect") as module:
+        yield module
 
 
 def value(perfect: ModuleType, width: int, height: int, mines: int, rule: str = "safe") -> float:

@@ -2,30 +2,20 @@
 
 from __future__ import annotations
 
-import importlib
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 import demine.solvers.best as best
 import demine.solvers.longterm as longterm
-
-BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+from tests.helpers import benchmark_script
 
 
 @pytest.fixture
 def variants() -> Iterator[ModuleType]:
-    saved = [(m, k, getattr(m, k)) for m in (best, longterm) for k in dir(m) if k.isupper()]
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        yield importlib.import_module("variants")
-    finally:
-        sys.path.remove(str(BENCHMARKS))
-        for m, k, v in saved:
-            setattr(m, k, v)
+    with benchmark_script("variants") as module:
+        yield module
 
 
 def test_a_variant_does_not_inherit_the_settings_of_the_one_before(variants: ModuleType) -> None:
