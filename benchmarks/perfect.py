@@ -37,32 +37,21 @@ from typing import Any
 import demine.solvers.best as best
 from demine.errors import DemineError
 from demine.game import Game
-from demine.grid import RULES, Geometry, default_start, parse_size
-from demine.position import COVERED, FLAG
-from variants import VARIANTS, _factory
-
-#: Settings that switch off ``best``'s endgame searches (``--look-ahead-only``).
-LOOK_AHEAD_ONLY = {"ENDGAME_LAYOUTS": 1, "SAMPLED_LAYOUTS": 0}
+from demine.grid import RULES, Geometry, default_start, mine_cells_allowed, parse_cell, parse_size
+from demine.position import COVERED, FLAG, Position
+from variants import NO_ENDGAME, VARIANTS, _factory
 
 RANGES = (1, 10, 100, 1000, 10_000, 100_000, 10**9)
 
 
-def _free(geo: Geometry, rule: str, start: int) -> list[int]:
-    """The cells the rule lets hold a mine."""
-    banned = {start}
-    if rule == "zero":
-        banned.update(geo.neighbours(start))
-    return [c for c in range(geo.width * geo.height) if c not in banned]
-
-
 def count_layouts(geo: Geometry, mines: int, rule: str, start: int) -> int:
     """How many layouts the rule allows."""
-    return math.comb(len(_free(geo, rule, start)), mines)
+    return math.comb(len(mine_cells_allowed(geo, rule, start)), mines)
 
 
 def layouts(geo: Geometry, mines: int, rule: str, start: int) -> list[frozenset[int]]:
     """Every layout the rule allows, in a fixed order."""
-    return [frozenset(m) for m in itertools.combinations(_free(geo, rule, start), mines)]
+    return [frozenset(m) for m in itertools.combinations(mine_cells_allowed(geo, rule, start), mines)]
 
 
 class DigestMemo(dict[bytes, float]):
@@ -84,13 +73,13 @@ class DigestMemo(dict[bytes, float]):
 
 
 def search_over(geo: Geometry, lays: list[frozenset[int]]) -> best._Endgame:
-    """The exact game tree over ``lays``, every cell included (revealed ones add nothing)."""
-    obs = {}
-    for c in range(geo.width * geo.height):
-        nb = geo.neighbours(c)
-        obs[c] = [-1 if c in lay else sum(1 for d in nb if d in lay) for lay in lays]
-    search = best._Endgame(obs)
+    """The exact game tree over ``lays`` from an all-covered board (revealed cells add nothing
+    later), with the digest memo and no limit on its positions."""
+    search = best._Endgame.of(Position.covered(geo.width, geo.height), lays)
     search.memo = DigestMemo()
+    # the search stops past best.ENDGAME_NODES positions of its own; this one must not (the
+    # player's own searches keep their limit)
+    search.nodes = -(10**15)
     return search
 
 
@@ -129,13 +118,6 @@ class Tally:
 _JOB: dict[str, Any] = {}
 
 
-def _unlimited(search: best._Endgame) -> best._Endgame:
-    # the search stops past best.ENDGAME_NODES positions of its own; the measuring search must
-    # not (the player's own searches keep their limit)
-    search.nodes = -(10**15)
-    return search
-
-
 def _play(indices: range) -> Tally:
     search: best._Endgame = _JOB["search"]
     lays: list[frozenset[int]] = _JOB["lays"]
@@ -157,7 +139,7 @@ def _play(indices: range) -> Tally:
                     if v != COVERED and v != FLAG:
                         S &= search.shows[c][v]
                 n = S.bit_count()
-                loss = _unlimited(search).win(S) - _unlimited(search)._value(reveal.cell, S, n)
+                loss = search.win(S) - search._value(reveal.cell, S, n)
                 k = band(n)
                 t.guesses_by_reason[decision.reason] += 1
                 t.guesses_by_band[k] += 1
@@ -177,7 +159,7 @@ def perfect_play(geo: Geometry, lays: list[frozenset[int]]) -> tuple[best._Endga
     """The search over every layout, and perfect play's chance to win from the first click."""
     search = search_over(geo, lays)
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
-    return search, _unlimited(search).win((1 << len(lays)) - 1)
+    return search, search.win((1 << len(lays)) - 1)
 
 
 def play_all(
@@ -251,14 +233,7 @@ def main() -> None:
     try:
         w, h, m = parse_size(ns.size, ns.rule)
         geo = Geometry(w, h)
-        if ns.start:
-            try:
-                r, c = (int(x) for x in ns.start.split(","))
-            except ValueError:
-                raise SystemExit(f"perfect.py: --start {ns.start}: give ROW,COL, such as 0,0") from None
-            start = geo.cell(r, c)
-        else:
-            start = default_start(w, h, ns.rule)
+        start = parse_cell(ns.start, w, h) if ns.start else default_start(w, h, ns.rule)
     except (DemineError, ValueError) as e:
         raise SystemExit(f"perfect.py: {e}") from None
     names = ns.variants or ["current"]
@@ -284,7 +259,7 @@ def main() -> None:
         settings = VARIANTS[name]
         assert settings is not None
         if ns.look_ahead_only:
-            settings = {**settings, **LOOK_AHEAD_ONLY}
+            settings = {**settings, **NO_ENDGAME}
         t0 = time.perf_counter()
         tally = play_all(search, lays, geo, ns.rule, start, settings, ns.jobs)
         report(

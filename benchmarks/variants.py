@@ -27,8 +27,10 @@ from boards import add_board_options, board_specs
 from demine.bench import bench, paired
 from demine.solvers import Player, register
 
+#: `best`'s two endgame searches (exact and sampled) switched off.
+NO_ENDGAME = {"ENDGAME_LAYOUTS": 1, "SAMPLED_LAYOUTS": 0}
 #: The steps of `best` that minesolve's pure search lacks, switched off (the ``pure`` variants).
-_PURE = {"ENDGAME_LAYOUTS": 1, "SAMPLED_LAYOUTS": 0, "LONG_TERM_RISK": False, "FAR_OFF": False}
+_PURE = {**NO_ENDGAME, "LONG_TERM_RISK": False, "FAR_OFF": False}
 
 VARIANTS: dict[str, dict[str, Any] | None] = {
     "current": {},

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from demine.errors import IllegalMove, SizeError
-from demine.grid import RULES, Geometry, check_mines, geometry
+from demine.grid import RULES, Geometry, check_mines, geometry, mine_cells_allowed
 from demine.position import COVERED, FLAG, Position
 
 MoveKind = Literal["reveal", "flag", "chord"]
@@ -132,16 +132,11 @@ class Game:
         self._count = count
 
     def _place(self, first: int) -> None:
-        keep = {first}
-        if self.rule == "zero":
-            keep.update(self.geometry.neighbours(first))
-        elif self.rule == "none":
-            keep = set()
         try:
             check_mines(self.width, self.height, self.mines, self.rule, first)
         except SizeError as e:
             raise SizeError(f"first click at {self.geometry.name(first)}: {e}") from None
-        allowed = [c for c in range(self.width * self.height) if c not in keep]
+        allowed = mine_cells_allowed(self.geometry, self.rule, first)
         rng = random.Random(self.seed)
         self._set_layout(rng.sample(allowed, self.mines))
 

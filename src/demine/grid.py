@@ -201,6 +201,15 @@ def parse_cell(text: str, width: int, height: int) -> int:
     return geometry(width, height).cell(int(parts[0]), int(parts[1]))
 
 
+def mine_cells_allowed(geo: Geometry, rule: str, first: int) -> list[int]:
+    """The cells that may hold a mine when the first click is ``first`` under ``rule``, in order:
+    all but ``first`` (``safe``), nor its neighbours (``zero``), every cell (``none``)."""
+    keep = set() if rule == "none" else {first}
+    if rule == "zero":
+        keep.update(geo.neighbours(first))
+    return [c for c in range(geo.width * geo.height) if c not in keep]
+
+
 def default_start(width: int, height: int, rule: str) -> int:
     """The field's usual start cell: the corner for ``safe``/``none``; for ``zero``, (3,3) on
     boards of expert size or more and (2,2) on smaller ones (clamped to the board)."""

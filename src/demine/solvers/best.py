@@ -226,6 +226,17 @@ def forced_fifty(position: Position, a: Analysis, around: int | None = None) -> 
         """Covered and not a known mine, or flagged without being known to be a mine."""
         return (st[d] == COVERED and d not in known_mine) or (st[d] == FLAG and d not in a.known_mines)
 
+    def tells_apart(d: int, pair: tuple[int, int], near_both: set[int]) -> bool:
+        """Whether cell ``d``, next to ``pair``, could ever tell its two cells apart."""
+        if d in pair:
+            return False
+        if unknown(d):
+            return True  # it may be opened and show a number
+        if st[d] >= COVERED or d in near_both:
+            return False  # a known mine, or a number that sees x + y: 1 either way
+        # a number next to one of them: other unknown cells it sees would tie the pair to them
+        return any(e not in pair and unknown(e) for e in geo.neighbours(d))
+
     if around is None:
         scan: Iterable[int] = range(position.cells)
     else:
@@ -244,21 +255,11 @@ def forced_fifty(position: Position, a: Analysis, around: int | None = None) -> 
         flagged = sum(1 for d in nb if d in known_mine)
         if v - flagged != 1:
             continue
-        pair = (x, y) = (unknowns[0], unknowns[1])
+        x, y = pair = (unknowns[0], unknowns[1])
         near_x, near_y = set(geo.neighbours(x)), set(geo.neighbours(y))
-        ok = all(
-            d in pair
-            or (
-                not unknown(d)
-                and (
-                    st[d] >= COVERED
-                    or (d in near_x and d in near_y)  # it sees x + y, which is 1 either way
-                    or all(e in pair or not unknown(e) for e in geo.neighbours(d))
-                )
-            )
-            for d in near_x | near_y
-        )
-        if ok and a.probability(x) == Fraction(1, 2):
+        both = near_x & near_y
+        forced = not any(tells_apart(d, pair, both) for d in near_x | near_y)
+        if forced and a.probability(x) == Fraction(1, 2):
             return min(x, y)
     return None
 
