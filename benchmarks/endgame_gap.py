@@ -4,12 +4,13 @@ Run: python benchmarks/endgame_gap.py --games N --seed SEED --below 60 --upto 20
 
 ``best`` plays with its exact endgame search limited to ``--below`` layouts, and its sampled
 endgame (a search over a sample of the layouts) up to ``--sampled`` layouts (0: none; the default
-is ``best``'s own limit). At each guess it makes with more layouts than ``--below`` but at most
-``--upto``, every layout is enumerated and the game tree searched: the chance to win after the move
-``best`` played and after the best move are both exact, and their difference is what the exact
-search would have gained at that guess. The sum over the games,
-divided by the games, is the gain in win rate from those guesses alone (later guesses in the same
-range would gain more). Printed per range of layouts, with the search's time.
+is ``best``'s own limit) from ``--sample`` draws. At each guess it makes with more layouts than
+``--below`` but at most ``--upto``, every layout is enumerated and the game tree searched: the
+chance to win after the move ``best`` played and after the best move are both exact, and their
+difference is what the exact search would have gained at that guess. The sum over the games, divided
+by the games, is the gain in win rate from those guesses alone (later guesses in the same
+range would gain more). Printed per range of layouts, with the search's time, and by the reason
+of the move played.
 """
 
 from __future__ import annotations
@@ -34,11 +35,15 @@ def main() -> None:
     ap.add_argument("--below", type=int, default=60, help="best's own endgame limit while playing")
     ap.add_argument("--upto", type=int, default=2000, help="the most layouts measured")
     ap.add_argument("--sampled", type=int, default=best.SAMPLED_LAYOUTS, help="best's sampled endgame limit")
+    ap.add_argument("--sample", type=int, default=best.ENDGAME_SAMPLE, help="the sampled endgame's draws")
+    ap.add_argument("--nodes", type=int, default=best.ENDGAME_NODES, help="best's node budget per search")
     ns = ap.parse_args()
     best.ENDGAME_LAYOUTS = ns.below
+    best.ENDGAME_NODES = ns.nodes
     best.SAMPLED_LAYOUTS = ns.sampled
-    # (layouts, gain, ms) per measured guess; searches that run past 1,000,000 nodes are counted
-    seen: list[tuple[int, float, float]] = []
+    best.ENDGAME_SAMPLE = ns.sample
+    # (layouts, gain, ms, reason) per measured guess; searches past 1,000,000 nodes are counted
+    seen: list[tuple[int, float, float, str]] = []
     given_up = 0
     played: Callable[..., Any] = best.best_move
 
@@ -63,7 +68,7 @@ def main() -> None:
         finally:
             best.ENDGAME_NODES = nodes
         assert found is not None
-        seen.append((n, found[1] - chosen, 1000 * (time.perf_counter() - t0)))
+        seen.append((n, found[1] - chosen, 1000 * (time.perf_counter() - t0), bm.reason))
         return bm
 
     best.best_move = measured  # BestPlayer looks it up at each decision
@@ -71,7 +76,7 @@ def main() -> None:
     wins = sum(play_game(spec, "best").won for spec in specs)
     print(
         f"{ns.size} {ns.rule}, {ns.games} games (seed {ns.seed}), endgame up to {ns.below} layouts, "
-        f"sampled up to {ns.sampled}: {wins} won"
+        f"sampled up to {ns.sampled} ({ns.sample} draws): {wins} won"
     )
     print(f"{'layouts':>14} {'guesses':>8} {'worse':>6} {'gain/game (points)':>19} {'search ms/game':>15}")
     bounds = [ns.below, *(r for r in RANGES if ns.below < r < ns.upto), ns.upto]
@@ -81,6 +86,11 @@ def main() -> None:
         gain = 100 * sum(s[1] for s in part) / ns.games
         ms = sum(s[2] for s in part) / ns.games
         print(f"{f'{lo + 1}-{hi}':>14} {len(part):>8} {worse:>6} {gain:>19.3f} {ms:>15.1f}")
+    print(f"{'by reason':>14} {'guesses':>8} {'worse':>6} {'gain/game (points)':>19}")
+    for reason in sorted({s[3] for s in seen}):
+        part = [s for s in seen if s[3] == reason]
+        worse = sum(1 for s in part if s[1] > 1e-9)
+        print(f"{reason:>14} {len(part):>8} {worse:>6} {100 * sum(s[1] for s in part) / ns.games:>19.3f}")
     if given_up:
         print(f"searches given up (over 1,000,000 nodes): {given_up}")
 

@@ -53,6 +53,10 @@ VARIANTS: dict[str, dict[str, Any] | None] = {
     "nofar": {"FAR_OFF": False},  # equal off-frontier cells in reading order (the farthest since 2026-11-23)
     "nosample": {"SAMPLED_LAYOUTS": 0},  # no sampled endgame (on since 2026-11-24)
     "sample50k": {"SAMPLED_LAYOUTS": 50_000},  # the sampled endgame up to 50,000 layouts
+    # the sampled endgame from 1000 draws instead of 500 (a larger node budget, which it needs)
+    "sample1000": {"ENDGAME_SAMPLE": 1000, "ENDGAME_NODES": 200_000},
+    # and the exact endgame up to 1000 layouts
+    "exact1000": {"ENDGAME_LAYOUTS": 1000, "ENDGAME_SAMPLE": 1000, "ENDGAME_NODES": 200_000},
     # D. N. Hill's Java solver's weight of progress: x (1 + 0.001 x the chance a safe cell appears)
     "tinyprogress": {"SCORE": "both", "PROGRESS_WEIGHT": Fraction(1, 1000)},
     # three reveals ahead (minesolve's depth 3: survive three reveals, a free one counting); the
@@ -79,6 +83,9 @@ VARIANTS: dict[str, dict[str, Any] | None] = {
         "INNER_CANDIDATES": 10**6,
         "MAX_OFF_CANDIDATES": 10**6,
     },
+    # among several pseudo 50/50 cells, the first found (before 2026-11-24 evening), not the one
+    # whose number tells the most
+    "firstpseudo": {"PSEUDO_CHOICE": False},
     # and from more candidates: 80% of the best safety, 12 + 4 at the root, 10 frontier cells inside
     "depth3wide": {
         "DEPTH": 3,

@@ -122,14 +122,52 @@ def test_structure_counts_match_brute_force_and_both_orientations_count_the_same
 @seeds
 def test_a_pseudo_fifty_is_a_mine_only_where_a_coin_toss_is_formed(seed: int) -> None:
     p, _, inf = _influence(seed)
-    cell = inf.pseudo()
-    if cell is None:
-        return
-    through = [s for s in inf.scan() if cell in s.cells]
-    assert through
-    for lay in _layouts(p):
-        if cell in lay:
-            assert any(_formed(s, lay, False) or _formed(s, lay, True) for s in through)
+    cells = inf.pseudos()
+    assert inf.pseudo() == (cells[0] if cells else None)
+    assert len(set(cells)) == len(cells)
+    for cell in cells:
+        through = [s for s in inf.scan() if cell in s.cells]
+        assert through
+        for lay in _layouts(p):
+            if cell in lay:
+                assert any(_formed(s, lay, False) or _formed(s, lay, True) for s in through)
+
+
+# Found by benchmarks/perfect.py (6x3 with 4 mines, look-ahead only). In the first position three
+# layouts are left, and the box (1,0)-(2,1) has its far corners flagged or off the board. Three of
+# its cells are pseudo 50/50s, each a mine in one layout only. Opened safe, (1,0) shows the same
+# number in the other two and leaves a coin toss; (1,1) and (2,0) do not. Likewise the box
+# (1,4)-(2,5) in the second position, where (1,5) tells nothing and (2,4) settles the rest.
+PSEUDO_CHOICES = [
+    "6x3x4\n1HF200\nHHF200\nHH2100",
+    "6x3x4\n001FH1\n0023HH\n001FHH",
+]
+
+
+@pytest.mark.parametrize("text", PSEUDO_CHOICES)
+def test_of_several_pseudo_fifties_one_whose_number_tells_is_chosen(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    p = Position.from_text(text)
+    a = analyze(p)
+    system = position_system(p)
+    cells = Influence(p, a, system).pseudos()
+    assert len(cells) > 1
+    # the exact game tree: the chosen cell is a best move, the first one found (the old choice) is not
+    lays = [frozenset(lay) for lay in _layouts(p)]
+    search = best._Endgame.of(p, lays)
+    everything = (1 << len(lays)) - 1
+    values = {c: search._value(c, everything, len(lays)) for c in cells}
+    want = best._most_telling(p, cells, Limit(seconds=5), system)
+    assert values[want] == max(values.values()) > values[cells[0]]
+    # and best plays it when the endgame search is left out
+    monkeypatch.setattr(best, "ENDGAME_LAYOUTS", 1)
+    monkeypatch.setattr(best, "SAMPLED_LAYOUTS", 0)
+    monkeypatch.setattr(best, "LONG_TERM_RISK", True)
+    bm = best_move(p, Limit(seconds=5))
+    assert (bm.reason, bm.move.cell) == ("50-50", want)
+    monkeypatch.setattr(best, "PSEUDO_CHOICE", False)
+    assert best_move(p, Limit(seconds=5)).move.cell == cells[0] != want
 
 
 def test_a_coin_toss_hidden_behind_covered_cells_is_taken_before_safer_guesses(

@@ -885,6 +885,29 @@ def _search(
     return BestMove(Move("reveal", cell), "endgame", a.p(cell), win_probability=win)
 
 
+def _most_telling(position: Position, cells: list[int], limit: Limit, system: System) -> int:
+    """Of ``cells`` (pseudo 50/50 cells, each costing only a coin toss the game must take anyway),
+    the one whose number, when it is safe, leaves the safest next guess on average (the first in
+    order among equals). With ``PSEUDO_CHOICE`` off, or a single cell, the first."""
+    if not PSEUDO_CHOICE or len(cells) == 1:
+        return cells[0]
+    cache: CountCache = {}
+    best_cell, best_value = cells[0], Fraction(-1)
+    for c in cells:
+        outs = _outcomes(position, c, limit, system, cache)
+        total = sum(n for n, _, _ in outs)
+        if not total:
+            continue
+        value = sum((n * _best_safety(after) for n, after, _ in outs), Fraction(0)) / total
+        if value > best_value:
+            best_cell, best_value = c, value
+    return best_cell
+
+
+#: Choose among several pseudo 50/50 cells by what their numbers tell (else the first found).
+PSEUDO_CHOICE = True
+
+
 # ----------------------------------------------------------------------------- the API
 def best_move(
     position: Position,
@@ -920,8 +943,9 @@ def best_move(
         system = system or position_system(position)
         if LONG_TERM_RISK and a.solutions is not None:
             influence = Influence(position, a, system)
-            pseudo = influence.pseudo()
-            if pseudo is not None:
+            pseudos = influence.pseudos()
+            if pseudos:
+                pseudo = _most_telling(position, pseudos, limit, system)
                 return BestMove(Move("reveal", pseudo), "50-50", a.p(pseudo))
         found = sampled_endgame(position, a)
         if found is not None:

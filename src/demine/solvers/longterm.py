@@ -203,16 +203,26 @@ class Influence:
         total = self.a.solutions or 0
         return total * n // d, total
 
-    def pseudo(self) -> int | None:
-        """A cell that is safe or part of a coin toss the game cannot avoid, or None."""
+    def pseudos(self) -> list[int]:
+        """Every cell that is safe or part of a coin toss the game cannot avoid, in scan order.
+
+        Opening any of them costs only what the game loses anyway, but they are not worth the
+        same: a box can hold three such cells, of which one shows a number that settles the rest
+        of the board and another shows the same number in every layout (the caller chooses)."""
+        found: list[int] = []
         for s in self.scan():
             t = self.tally(s)
             if not t:
                 continue
             for cell in s.cells:
-                if self._mine_tally(cell)[0] == t:
-                    return cell
-        return None
+                if cell not in found and self._mine_tally(cell)[0] == t:
+                    found.append(cell)
+        return found
+
+    def pseudo(self) -> int | None:
+        """The first of :meth:`pseudos`, or None."""
+        cells = self.pseudos()
+        return cells[0] if cells else None
 
     def credit(self, cell: int) -> int:
         """Layouts in which a mine at ``cell`` would cost at most what the game loses anyway: the
