@@ -24,6 +24,7 @@ from typing import Any
 import demine.solvers.best as best
 from boards import add_board_options, board_specs
 from demine.bench import play_game
+from demine.cli import _positive
 from demine.solve.enumerate import enumerate_layouts
 
 RANGES = (60, 200, 500, 1000, 2000, 5000)
@@ -35,8 +36,12 @@ def main() -> None:
     ap.add_argument("--below", type=int, default=60, help="best's own endgame limit while playing")
     ap.add_argument("--upto", type=int, default=2000, help="the most layouts measured")
     ap.add_argument("--sampled", type=int, default=best.SAMPLED_LAYOUTS, help="best's sampled endgame limit")
-    ap.add_argument("--sample", type=int, default=best.ENDGAME_SAMPLE, help="the sampled endgame's draws")
-    ap.add_argument("--nodes", type=int, default=best.ENDGAME_NODES, help="best's node budget per search")
+    ap.add_argument(
+        "--sample", type=_positive, default=best.ENDGAME_SAMPLE, help="the sampled endgame's draws"
+    )
+    ap.add_argument(
+        "--nodes", type=_positive, default=best.ENDGAME_NODES, help="best's node budget per search"
+    )
     ns = ap.parse_args()
     best.ENDGAME_LAYOUTS = ns.below
     best.ENDGAME_NODES = ns.nodes

@@ -9,7 +9,7 @@
 3. **50-50**: a forced 50/50 (two cells holding one mine that no other cell can ever tell apart)
    is taken at once: waiting cannot help, and further guesses before it only add risk. So is a
    *pseudo* 50/50 (:mod:`demine.solvers.longterm`): a cell that is a mine only in layouts where it
-   ends up in such a coin toss anyway.
+   ends up in such a coin toss anyway (of several, the one whose number tells the most).
 4. **sampled endgame**: with more layouts, up to ``SAMPLED_LAYOUTS``, the same search runs over
    a uniform sample of ``ENDGAME_SAMPLE`` of them; its move is not exact, but it gives away less
    than the look-ahead's (measured against the exact search, BENCHMARKS.md).
@@ -885,22 +885,25 @@ def _search(
     return BestMove(Move("reveal", cell), "endgame", a.p(cell), win_probability=win)
 
 
-def _most_telling(position: Position, cells: list[int], limit: Limit, system: System) -> int:
+def _most_telling(
+    position: Position, cells: list[int], limit: Limit, system: System, deadline: float | None
+) -> int:
     """Of ``cells`` (pseudo 50/50 cells, each costing only a coin toss the game must take anyway),
-    the one whose number, when it is safe, leaves the safest next guess on average (the first in
-    order among equals). With ``PSEUDO_CHOICE`` off, or a single cell, the first."""
+    the one whose number, when it is safe, leaves the safest next guess on average: the
+    look-ahead's measure of a candidate's outcomes, its own safety left out (the first in order
+    among equals; a cell whose analyses run past ``deadline`` is left out, as in the look-ahead).
+    With ``PSEUDO_CHOICE`` off, or a single cell, the first."""
     if not PSEUDO_CHOICE or len(cells) == 1:
         return cells[0]
     cache: CountCache = {}
     best_cell, best_value = cells[0], Fraction(-1)
     for c in cells:
-        outs = _outcomes(position, c, limit, system, cache)
-        total = sum(n for n, _, _ in outs)
-        if not total:
+        outs = _outcomes_pruned(position, c, limit, Fraction(1), None, system, cache, deadline)
+        if outs is None:
             continue
-        value = sum((n * _best_safety(after) for n, after, _ in outs), Fraction(0)) / total
-        if value > best_value:
-            best_cell, best_value = c, value
+        total, weighted, _, _ = outs
+        if weighted / total > best_value:
+            best_cell, best_value = c, weighted / total
     return best_cell
 
 
@@ -945,7 +948,8 @@ def best_move(
             influence = Influence(position, a, system)
             pseudos = influence.pseudos()
             if pseudos:
-                pseudo = _most_telling(position, pseudos, limit, system)
+                deadline = None if limit.seconds is None else t0 + limit.seconds
+                pseudo = _most_telling(position, pseudos, limit, system, deadline)
                 return BestMove(Move("reveal", pseudo), "50-50", a.p(pseudo))
         found = sampled_endgame(position, a)
         if found is not None:

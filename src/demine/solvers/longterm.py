@@ -219,11 +219,6 @@ class Influence:
                     found.append(cell)
         return found
 
-    def pseudo(self) -> int | None:
-        """The first of :meth:`pseudos`, or None."""
-        cells = self.pseudos()
-        return cells[0] if cells else None
-
     def credit(self, cell: int) -> int:
         """Layouts in which a mine at ``cell`` would cost at most what the game loses anyway: the
         pairs through it summed, the best box, and the structures it is a missing flank of (capped
