@@ -85,17 +85,19 @@ def main() -> None:
     )
     print(f"{'layouts':>14} {'guesses':>8} {'worse':>6} {'gain/game (points)':>19} {'search ms/game':>15}")
     bounds = [ns.below, *(r for r in RANGES if ns.below < r < ns.upto), ns.upto]
-    for lo, hi in itertools.pairwise(bounds):
-        part = [s for s in seen if lo < s[0] <= hi]
+
+    def row(label: str, part: list[tuple[int, float, float, str]]) -> str:
+        """A table row: the guesses, those where best's move was worse, the gain a game."""
         worse = sum(1 for s in part if s[1] > 1e-9)
         gain = 100 * sum(s[1] for s in part) / ns.games
-        ms = sum(s[2] for s in part) / ns.games
-        print(f"{f'{lo + 1}-{hi}':>14} {len(part):>8} {worse:>6} {gain:>19.3f} {ms:>15.1f}")
+        return f"{label:>14} {len(part):>8} {worse:>6} {gain:>19.3f}"
+
+    for lo, hi in itertools.pairwise(bounds):
+        part = [s for s in seen if lo < s[0] <= hi]
+        print(f"{row(f'{lo + 1}-{hi}', part)} {sum(s[2] for s in part) / ns.games:>15.1f}")
     print(f"{'by reason':>14} {'guesses':>8} {'worse':>6} {'gain/game (points)':>19}")
     for reason in sorted({s[3] for s in seen}):
-        part = [s for s in seen if s[3] == reason]
-        worse = sum(1 for s in part if s[1] > 1e-9)
-        print(f"{reason:>14} {len(part):>8} {worse:>6} {100 * sum(s[1] for s in part) / ns.games:>19.3f}")
+        print(row(reason, [s for s in seen if s[3] == reason]))
     if given_up:
         print(f"searches given up (over 1,000,000 nodes): {given_up}")
 

@@ -902,8 +902,9 @@ def _most_telling(
         if outs is None:
             continue
         total, weighted, _, _ = outs
-        if weighted / total > best_value:
-            best_cell, best_value = c, weighted / total
+        value = weighted / total
+        if value > best_value:
+            best_cell, best_value = c, value
     return best_cell
 
 
