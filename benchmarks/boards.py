@@ -1,17 +1,19 @@
-"""Options shared by the scripts that play generated boards (variants, opening, endgame_gap)."""
+"""Options shared by the scripts that play generated boards (variants, opening, endgame_gap,
+endgame_time)."""
 
 from __future__ import annotations
 
 import argparse
 
 from demine.bench import GameSpec, generated_specs
+from demine.cli import _positive
 from demine.errors import DemineError
 from demine.grid import RULES, parse_size
 
 
 def add_board_options(ap: argparse.ArgumentParser, seed: str, games_help: str | None = None) -> None:
     """--games, --size, --rule and --seed (with this default seed)."""
-    ap.add_argument("--games", type=int, default=1000, help=games_help)
+    ap.add_argument("--games", type=_positive, default=1000, help=games_help)
     ap.add_argument("--size", default="expert", help="a preset or WxHxM (default: expert)")
     ap.add_argument("--rule", default="safe", choices=RULES)
     ap.add_argument("--seed", default=seed)

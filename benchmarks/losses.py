@@ -25,7 +25,8 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
+from collections.abc import Iterator
 
 from demine.formats import FormatError, GameRecord
 from demine.position import COVERED, Position
@@ -62,16 +63,23 @@ def _where(record: GameRecord, k: int) -> str:
     return f"pocket, {layouts if layouts <= 4 else 'more than 4'} layouts, {fixed}"
 
 
+def _guesses(record: GameRecord) -> Iterator[tuple[int, str]]:
+    """Each guess of a game: the index of every reveal whose reason is not ``safe`` (nor the first
+    click), with that reason."""
+    for k, m in enumerate(record.moves):
+        note = record.note(k)
+        if m.kind == "reveal" and note and note[0] not in ("safe", "start"):
+            yield k, note[0]
+
+
 def _pocket_census(records: list[GameRecord]) -> None:
     """Print how often a guess had a solvable-apart pocket (3+ layouts, one mine count) beside it."""
     guesses = with_pocket = 0
     inside: dict[tuple[str, bool], int] = defaultdict(int)
     sizes: dict[str, int] = defaultdict(int)
     for record in records:
-        for k, m in enumerate(record.moves):
-            note = record.note(k)
-            if m.kind != "reveal" or not note or note[0] in ("safe", "start"):
-                continue
+        for k, reason in _guesses(record):
+            m = record.moves[k]
             guesses += 1
             position = record.replay(k).position()
             a = analyze(position)
@@ -83,7 +91,7 @@ def _pocket_census(records: list[GameRecord]) -> None:
             if not pockets:
                 continue
             with_pocket += 1
-            inside[(note[0], any(m.cell in cells for cells, _ in pockets))] += 1
+            inside[(reason, any(m.cell in cells for cells, _ in pockets))] += 1
             for _, W in pockets:
                 n = sum(W)
                 sizes["3" if n == 3 else "4-10" if n <= 10 else "11-100" if n <= 100 else "over 100"] += 1
@@ -127,6 +135,8 @@ def main() -> None:
         reason, risk = (note[0], note[1]) if note else ("?", None)
         risks[(reason, _where(record, k))].append(risk if risk is not None else float("nan"))
     print(f"{len(records)} games, {lost} lost")
+    by_reason = Counter(reason for record, _ in records for _, reason in _guesses(record))
+    print(f"{sum(by_reason.values())} guesses: " + ", ".join(f"{r} {n}" for r, n in by_reason.most_common()))
     print("losses  share  median risk  reason / where")
     for (reason, where), rs in sorted(risks.items(), key=lambda kv: -len(kv[1])):
         share = 100 * len(rs) / max(lost, 1)
