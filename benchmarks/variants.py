@@ -83,6 +83,11 @@ VARIANTS: dict[str, dict[str, Any] | None] = {
         "INNER_CANDIDATES": 10**6,
         "MAX_OFF_CANDIDATES": 10**6,
     },
+    # every covered cell off the frontier weighed (`best` weighs the 2 likeliest to open), and
+    # the frontier as usual
+    "alloff": {"MAX_OFF_CANDIDATES": 10**6},
+    # every off-frontier cell only when there are at most 30 of them (D. N. Hill's rule)
+    "fewoff": {"ALL_OFF_BELOW": 30},
     # among several pseudo 50/50 cells, the first found (before 2026-11-24 evening), not the one
     # whose number tells the most
     "firstpseudo": {"PSEUDO_CHOICE": False},

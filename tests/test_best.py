@@ -586,3 +586,37 @@ def test_three_guesses_ahead_agree_with_brute_force(monkeypatch: pytest.MonkeyPa
         assert float(max(want.values())) == pytest.approx(found.survive, abs=1e-9)
         checked += 1
     assert checked >= 15
+
+
+def test_with_few_cells_off_the_frontier_every_one_is_weighed(monkeypatch: pytest.MonkeyPatch) -> None:
+    # ALL_OFF_BELOW (off by default; the `fewoff` variant): with at most that many covered cells
+    # off the frontier, each is a look-ahead candidate, not only the MAX_OFF_CANDIDATES likeliest
+    # to open
+    checked = 0
+    for p in _positions(30, 16, 99, 40, "fewoff"):
+        a = analyze(p)
+        if a.safe:
+            continue
+        nb = p.geometry.neighbours
+        off = {
+            c
+            for c in range(p.cells)
+            if p.states[c] == COVERED and c not in a.mines and all(p.states[d] >= COVERED for d in nb(c))
+        }
+        if not best_module.MAX_OFF_CANDIDATES < len(off) <= 30:
+            continue
+        weighed = []
+        for below in (0, 30):
+            monkeypatch.setattr(best_module, "ALL_OFF_BELOW", below)
+            ranking: list[best_module.Ranked] = []
+            monkeypatch.setattr(best_module, "RANKING", ranking)
+            move = best_move(p)
+            monkeypatch.setattr(best_module, "RANKING", None)
+            weighed.append((move.reason, {r.cell for r in ranking if r.off_frontier}))
+        (reason0, few), (reason30, every) = weighed
+        if reason0 != "look-ahead" or reason30 != "look-ahead" or not few:
+            continue  # the off-frontier cells are not within reach of the best safety here
+        assert every <= off and len(few) <= best_module.MAX_OFF_CANDIDATES
+        assert few < every == off
+        checked += 1
+    assert checked >= 2

@@ -9,6 +9,7 @@ import pytest
 import demine.solvers.best as best
 from demine.bench import generated_specs, play_game
 from demine.formats import GameRecord
+from demine.position import COVERED
 from tests.helpers import benchmark_script
 
 
@@ -20,6 +21,43 @@ def test_the_guesses_counted_by_reason_are_the_games_own_guesses() -> None:
             found = list(losses._guesses(GameRecord.from_json(result.game)))
             assert len(found) == result.guesses
             assert all(reason not in ("safe", "start") for _, reason in found)
+
+
+def test_few_off_counts_the_look_ahead_guesses_with_few_cells_off_the_frontier(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    records = []
+    for spec in generated_specs(30, 16, 99, "safe", None, 12, "fewoff"):
+        result = play_game(spec, "best", keep_record=True)
+        assert result.game is not None
+        records.append(GameRecord.from_json(result.game))
+    with benchmark_script("losses") as losses:
+        # counted here without the script's helpers: a covered cell no revealed number touches
+        look_aheads, offs = 0, []
+        for record in records:
+            for k, m in enumerate(record.moves):
+                note = record.note(k)
+                if m.kind != "reveal" or not note or note[0] != "look-ahead":
+                    continue
+                look_aheads += 1
+                p = record.replay(k).position()
+                nb = p.geometry.neighbours
+                offs.append(
+                    sum(
+                        1
+                        for c in range(p.cells)
+                        if p.states[c] == COVERED and min(p.states[d] for d in nb(c)) >= COVERED
+                    )
+                )
+        for most in (30, 400):
+            losses._few_off(records, most)
+            out = capsys.readouterr().out
+            few = sum(1 for n in offs if 1 <= n <= most)
+            assert (
+                out.strip()
+                == f"{look_aheads} look-ahead guesses; {few} with 1 to {most} covered cells off the frontier"
+            )
+    assert 0 < sum(1 for n in offs if 1 <= n <= 30) < sum(1 for n in offs if 1 <= n <= 400) < look_aheads + 1
 
 
 def test_endgame_time_times_searches_and_puts_best_back(

@@ -80,6 +80,9 @@ CANDIDATE_SHARE = 0.9
 #: ...at most this many of them, plus this many off-frontier cells.
 MAX_CANDIDATES = 8
 MAX_OFF_CANDIDATES = 2
+#: With at most this many covered cells off the frontier, every one of them is a candidate (late in
+#: a game they differ in what their numbers can tell; D. N. Hill's solver weighs all below 30).
+ALL_OFF_BELOW = 0
 #: The default budget of one decision.
 DEFAULT_LIMIT = Limit(seconds=2.0)
 LOCAL_CELLS = 5000
@@ -408,7 +411,9 @@ def look_ahead(
             (off_ok if is_off else near_ok).append(c)
     frontier = sorted(near_ok, key=lambda c: (prob[c], zero_key(c), c))[:MAX_CANDIDATES]
     far = _distances(position)
-    off = sorted(off_ok, key=lambda c: (zero_key(c), far(c), c))[:MAX_OFF_CANDIDATES]
+    off = sorted(off_ok, key=lambda c: (zero_key(c), far(c), c))
+    if len(off) > ALL_OFF_BELOW:
+        off = off[:MAX_OFF_CANDIDATES]
     if NEAR_OFF:
         off += _near_off(position, prob, floor, zero_key, off)
     chosen = frontier + off
