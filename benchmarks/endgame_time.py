@@ -28,11 +28,7 @@ from variants import VARIANTS, _factory
 
 def _in_range(kind: str, n: int | None) -> bool:
     """Whether a search of this kind runs (rather than returning at once) with ``n`` layouts."""
-    if n is None or n < 2:
-        return False
-    if kind == "exact":
-        return n <= best.ENDGAME_LAYOUTS
-    return best.ENDGAME_LAYOUTS < n <= best.SAMPLED_LAYOUTS
+    return best.search_kind(n) == kind
 
 
 def _timed(kind: str, search: Callable[..., Any], into: list[tuple[float, bool]]) -> Callable[..., Any]:

@@ -851,10 +851,20 @@ class _Endgame:
         return None if best is None else (best[3], best[0])
 
 
+def search_kind(layouts: int | None) -> str | None:
+    """Which endgame search takes a position with this many layouts: ``"exact"`` (2 to
+    ``ENDGAME_LAYOUTS``), ``"sampled"`` (up to ``SAMPLED_LAYOUTS``) or neither (None)."""
+    if layouts is None or layouts < 2:
+        return None
+    if layouts <= ENDGAME_LAYOUTS:
+        return "exact"
+    return "sampled" if layouts <= SAMPLED_LAYOUTS else None
+
+
 def endgame(position: Position, a: Analysis) -> BestMove | None:
     """The exact best move when few layouts remain (None when there are too many or the search
     runs past its budget)."""
-    if a.solutions is None or a.solutions > ENDGAME_LAYOUTS or a.solutions < 2:
+    if search_kind(a.solutions) != "exact":
         return None
     return _search(position, a, enumerate_layouts(position, ENDGAME_LAYOUTS), sampled=False)
 
@@ -864,8 +874,7 @@ def sampled_endgame(position: Position, a: Analysis) -> BestMove | None:
     over a uniform sample of them (drawn with a generator seeded by the position, so a position
     always gets the same move). None outside that range, with too many frontier assignments to
     draw from, or when the search runs past its budget."""
-    n = a.solutions
-    if n is None or n < 2 or n <= ENDGAME_LAYOUTS or n > SAMPLED_LAYOUTS:
+    if search_kind(a.solutions) != "sampled":
         return None
     rng = random.Random(zlib.crc32(position.states))
     drawn = sample_layouts(position, ENDGAME_SAMPLE, rng, SAMPLE_ASSIGNMENTS)
