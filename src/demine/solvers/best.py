@@ -674,13 +674,33 @@ def _survive_two(
 
 def _reveal_worth(
     position: Position, cell: int, system: System, cache: CountCache, deadline: float | None
-) -> tuple[int, float] | None:
+) -> tuple[float, float] | None:
     """Over the numbers ``cell`` can show: the layouts with it safe, and their sum of the chance
-    to survive one more reveal afterwards. None when the budget (``deadline``) ran out."""
+    to survive one more reveal afterwards (both scaled by :func:`_scaled`). None when the budget
+    (``deadline``) ran out."""
     outs = _outcomes(position, cell, Limit(), system, cache, deadline)
     if any(o.approximate for _, o, _ in outs):
         return None
-    return sum(n for n, _, _ in outs), sum(n * _survive_one(o) for n, o, _ in outs)
+    weights, total = _scaled([n for n, _, _ in outs])
+    return total, sum(w * _survive_one(o) for w, (_, o, _) in zip(weights, outs, strict=True))
+
+
+#: Layout counts of at most this many bits are used as floats as they are.
+_FLOAT_BITS = 1000
+
+
+def _scaled(counts: list[int]) -> tuple[list[float], float]:
+    """Layout counts and their sum as floats for weighing, all divided by the same power of two
+    when the sum would not fit in a float (a count of layouts can have thousands of digits on a
+    big board). Scaling by a power of two keeps every ratio of the weights, so the chances
+    computed from them are the same; counts that fit are converted as they are (the floats that
+    ``n * x`` and ``x / n`` would use)."""
+    total = sum(counts)
+    shift = total.bit_length() - _FLOAT_BITS
+    if shift <= 0:
+        return [float(n) for n in counts], float(total)
+    scale = 1 << shift
+    return [n / scale for n in counts], total / scale
 
 
 def _three_guesses(
@@ -703,15 +723,15 @@ def _three_guesses(
         best_v = -1.0 if best is None else best[1] - TIE
         if float(key[1]) < best_v:
             break
-        total = sum(n for n, _, _ in found)
-        if not total:
+        if not any(n for n, _, _ in found):
             continue
         # outcomes with the most layouts first; the rest's two-guess worth bounds what is left
         found = sorted(found, key=lambda t: -t[0])
-        rest = sum(n * _survive_one(o) for n, o, _ in found)
+        weights, total = _scaled([n for n, _, _ in found])
+        rest = sum(w * _survive_one(o) for w, (_, o, _) in zip(weights, found, strict=True))
         acc = 0.0
         pruned = False
-        for n, o, after in found:
+        for n, (_, o, after) in zip(weights, found, strict=True):
             rest -= n * _survive_one(o)
             try:
                 sys2 = system_after(system, after, cell)
