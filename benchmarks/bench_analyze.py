@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from demine.position import Position
-from demine.solve import Limit, analyze
+from demine.analysis import Limit, analyze
+from demine.engine.position import Position
 from positions import guess_points, random_recipe, speed_board, to_ms_toollib
 
 

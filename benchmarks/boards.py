@@ -7,8 +7,8 @@ import argparse
 
 from demine.bench import GameSpec, generated_specs
 from demine.cli import _positive
+from demine.engine.grid import RULES, parse_size
 from demine.errors import DemineError
-from demine.grid import RULES, parse_size
 
 
 def add_board_options(ap: argparse.ArgumentParser, seed: str, games_help: str | None = None) -> None:

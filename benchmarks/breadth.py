@@ -17,10 +17,10 @@ import argparse
 import random
 import time
 
-import demine.solvers.best as best
+import demine.players.best as best
 from boards import add_board_options, board_specs
 from demine import Position, analyze
-from demine.solve import Analysis, Limit
+from demine.analysis import Analysis, Limit
 
 #: The wide search: every covered cell at the root, every frontier cell inside.
 WIDE = {"CANDIDATE_SHARE": 0.0, "MAX_CANDIDATES": 10**6, "INNER_CANDIDATES": 10**6}

@@ -21,10 +21,10 @@ import argparse
 import random
 from collections import Counter
 
-import demine.solvers.best as best
+import demine.players.best as best
 from boards import add_board_options, board_specs
-from demine.solve import Limit, analyze
-from demine.solvers import find_solver
+from demine.analysis import Limit, analyze
+from demine.players import find_solver
 
 
 def main() -> None:

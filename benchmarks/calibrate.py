@@ -17,14 +17,14 @@ import argparse
 import random
 
 from boards import add_board_options, board_specs
+from demine.analysis import Analysis
+from demine.analysis.constraints import System
 from demine.bench import bench, paired
-from demine.game import Move
-from demine.position import COVERED, Position
-from demine.solve import Analysis
-from demine.solve.constraints import System
-from demine.solvers import register
-from demine.solvers.base import Decision
-from demine.solvers.best import DEFAULT_LIMIT, BestMove, Follower, _decide
+from demine.engine.game import Move
+from demine.engine.position import COVERED, Position
+from demine.players import register
+from demine.players.base import Decision
+from demine.players.best import DEFAULT_LIMIT, BestMove, Follower, _decide
 
 
 def minesolve_depth1(position: Position, a: Analysis) -> BestMove:

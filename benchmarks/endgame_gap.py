@@ -21,11 +21,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import demine.solvers.best as best
+import demine.players.best as best
 from boards import add_board_options, board_specs
+from demine.analysis.enumerate import enumerate_layouts
 from demine.bench import play_game
 from demine.cli import _positive
-from demine.solve.enumerate import enumerate_layouts
 
 RANGES = (60, 200, 500, 1000, 2000, 5000)
 

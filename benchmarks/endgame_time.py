@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import demine.solvers.best as best
+import demine.players.best as best
 from boards import add_board_options, board_specs
 from demine.bench import play_game
 from variants import VARIANTS, _factory

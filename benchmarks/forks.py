@@ -19,11 +19,11 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import ExitStack
 from typing import Any
 
-import demine.solvers.best as best
+import demine.players.best as best
 from boards import add_board_options, board_specs
 from demine.bench import GameSpec, sign_test
-from demine.game import Game, Move
-from demine.position import COVERED
+from demine.engine.game import Game, Move
+from demine.engine.position import COVERED
 
 
 def _finish(game: Game, rng: random.Random) -> bool:

@@ -32,13 +32,13 @@ import statistics
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 
+from demine.analysis import Analysis, analyze
+from demine.analysis.constraints import Component, components, position_system
+from demine.analysis.exact import _count
 from demine.cli import _positive
-from demine.formats import FormatError, GameRecord
-from demine.position import COVERED, Position
-from demine.solve import Analysis, analyze
-from demine.solve.constraints import Component, components, position_system
-from demine.solve.exact import _count
-from demine.solvers.best import _off_frontier
+from demine.engine.formats import FormatError, GameRecord
+from demine.engine.position import COVERED, Position
+from demine.players.best import _off_frontier
 
 
 def _enclosed(position: Position, a: Analysis, comp: Component) -> tuple[set[int], list[int]] | None:

@@ -23,13 +23,13 @@ from collections.abc import Callable
 
 from boards import add_board_options, board_specs
 from demine.bench import bench, paired
+from demine.engine.game import Move
+from demine.engine.grid import parse_cell
+from demine.engine.position import COVERED, Position
 from demine.errors import DemineError
-from demine.game import Move
-from demine.grid import parse_cell
-from demine.position import COVERED, Position
-from demine.solvers import Player, register
-from demine.solvers.base import Decision
-from demine.solvers.best import BestPlayer
+from demine.players import Player, register
+from demine.players.base import Decision
+from demine.players.best import BestPlayer
 
 
 class _Forced:

@@ -34,11 +34,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-import demine.solvers.best as best
+import demine.players.best as best
+from demine.engine.game import Game
+from demine.engine.grid import RULES, Geometry, default_start, mine_cells_allowed, parse_cell, parse_size
+from demine.engine.position import COVERED, FLAG, Position
 from demine.errors import DemineError
-from demine.game import Game
-from demine.grid import RULES, Geometry, default_start, mine_cells_allowed, parse_cell, parse_size
-from demine.position import COVERED, FLAG, Position
 from variants import NO_ENDGAME, VARIANTS, _factory
 
 RANGES = (1, 10, 100, 1000, 10_000, 100_000, 10**9)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from demine.game import Game
-from demine.position import COVERED, FLAG, Position
-from demine.solve import analyze
+from demine.analysis import analyze
+from demine.engine.game import Game
+from demine.engine.position import COVERED, FLAG, Position
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "ms_toollib"

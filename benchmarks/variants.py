@@ -3,8 +3,8 @@
 Run: python benchmarks/variants.py --games N --size WxHxM --rule RULE --seed SEED VARIANT [VARIANT ...]
 [--record-dir DIR]
 
-Each variant sets some of ``demine.solvers.best``'s module constants (``longterm.NAME``: of
-``demine.solvers.longterm``) before its games, every other constant some variant sets back at
+Each variant sets some of ``demine.players.best``'s module constants (``longterm.NAME``: of
+``demine.players.longterm``) before its games, every other constant some variant sets back at
 its default (``DEFAULTS``); every variant
 plays the same boards (the seed), so the comparison is paired: for each pair of variants it prints
 the boards only one of them won and the two-sided sign test. With ``--record-dir`` each variant's
@@ -21,11 +21,11 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-import demine.solvers.best as best
-import demine.solvers.longterm as longterm
+import demine.players.best as best
+import demine.players.longterm as longterm
 from boards import add_board_options, board_specs
 from demine.bench import bench, paired
-from demine.solvers import Player, register
+from demine.players import Player, register
 
 #: `best`'s two endgame searches (exact and sampled) switched off.
 NO_ENDGAME = {"ENDGAME_LAYOUTS": 1, "SAMPLED_LAYOUTS": 0}

@@ -12,8 +12,8 @@ from itertools import combinations
 from pathlib import Path
 from types import ModuleType
 
-from demine.game import Game
-from demine.position import COVERED, FLAG, Position
+from demine.engine.game import Game
+from demine.engine.position import COVERED, FLAG, Position
 
 
 def brute_force(
@@ -90,8 +90,8 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 def benchmark_script(name: str) -> Iterator[ModuleType]:
     """``benchmarks/NAME.py`` imported as a module. The scripts set the players' module constants,
     so every constant of ``best`` and ``longterm`` is put back afterwards."""
-    import demine.solvers.best as best
-    import demine.solvers.longterm as longterm
+    import demine.players.best as best
+    import demine.players.longterm as longterm
 
     saved = [(m, k, getattr(m, k)) for m in (best, longterm) for k in dir(m) if k.isupper()]
     sys.path.insert(0, str(BENCHMARKS))

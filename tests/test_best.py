@@ -10,13 +10,13 @@ from functools import cache
 import pytest
 
 from demine import Position, analyze
+from demine.analysis import Limit
+from demine.analysis.constraints import position_system
+from demine.analysis.enumerate import enumerate_layouts, sample_layouts
 from demine.bench import generated_specs, play_game
-from demine.position import COVERED
-from demine.solve import Limit
-from demine.solve.constraints import position_system
-from demine.solve.enumerate import enumerate_layouts, sample_layouts
-from demine.solvers import best as best_module
-from demine.solvers.best import (
+from demine.engine.position import COVERED
+from demine.players import best as best_module
+from demine.players.best import (
     BestPlayer,
     FastPlayer,
     Follower,
@@ -190,7 +190,7 @@ def test_the_endgame_search_finds_the_best_move(text: str, riskier: bool) -> Non
 def test_the_pruned_search_agrees_with_a_plain_one() -> None:
     # the search prunes moves that cannot beat the best found; the plain search above tries all.
     # Random observation tables, where the safest move is often not the best, and random endgames.
-    from demine.solvers.best import _Endgame
+    from demine.players.best import _Endgame
     from tests.helpers import random_position
 
     rng = random.Random(11)

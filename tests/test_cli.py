@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from demine.cli import main
-from demine.formats import Board, write_boards
-from demine.game import Game
+from demine.engine.formats import Board, write_boards
+from demine.engine.game import Game
 
 
 def _games(path: Path) -> list[tuple[int, bool, int, int]]:
@@ -169,7 +169,7 @@ def test_analyze_best_names_the_move_the_best_player_makes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from demine import Position
-    from demine.solvers.best import best_move
+    from demine.players.best import best_move
 
     src = tmp_path / "p.mine"
     text = "5x3x3\n1HHHH\nHHHHH\nHHHHH\n"  # the README's example: few layouts, searched exactly
@@ -194,7 +194,7 @@ def test_analyze_best_names_the_move_the_best_player_makes(
     }
     # a look-ahead guess (expert, after the corner shows a number): the chance to survive the
     # next reveals, this one included, instead of a chance to win
-    from demine.game import Game
+    from demine.engine.game import Game
 
     g = Game(30, 16, 99, rule="safe", seed=0)
     g.reveal(0)
@@ -256,7 +256,7 @@ def test_recorded_games_replay_move_by_move(tmp_path: Path, capsys: pytest.Captu
     game = lines[1]["game"]
     assert game["moves"][0][3] == "start" and len(game["moves"]) == lines[1]["moves"]
     # the final position of the replay is the game's own result
-    from demine.formats import GameRecord
+    from demine.engine.formats import GameRecord
 
     record = GameRecord.from_json(game)
     assert record.replay().won == lines[1]["won"]

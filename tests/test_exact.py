@@ -10,11 +10,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from demine import InconsistentPosition, Position
-from demine.game import Game
-from demine.position import COVERED, FLAG
-from demine.solve import Limit, analyze, analyze_constraints
-from demine.solve.constraints import position_system, system_after
-from demine.solve.exact import CountCache, solve_system
+from demine.analysis import Limit, analyze, analyze_constraints
+from demine.analysis.constraints import position_system, system_after
+from demine.analysis.exact import CountCache, solve_system
+from demine.engine.game import Game
+from demine.engine.position import COVERED, FLAG
 from tests.helpers import brute_force, random_position
 
 DATA = Path(__file__).parent / "data" / "ms_toollib"
@@ -308,7 +308,7 @@ def test_values_wider_than_four_bits() -> None:
 
 
 def test_the_system_tracker_equals_a_full_rebuild_at_every_step() -> None:
-    from demine.solve.constraints import SystemTracker, position_system
+    from demine.analysis.constraints import SystemTracker, position_system
 
     for seed in range(6):
         for trust in (True, False):
@@ -340,7 +340,7 @@ def test_the_system_tracker_equals_a_full_rebuild_at_every_step() -> None:
 
 
 def test_the_tracker_reports_a_bad_flag_and_recovers() -> None:
-    from demine.solve.constraints import SystemTracker
+    from demine.analysis.constraints import SystemTracker
 
     tracker = SystemTracker()
     good = Position.from_text("3x1x1\n1HH")

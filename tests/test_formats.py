@@ -5,8 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from demine.errors import FormatError
-from demine.formats import (
+from demine.engine.formats import (
     Board,
     GameRecord,
     atomic_write,
@@ -16,7 +15,8 @@ from demine.formats import (
     read_boards,
     write_boards,
 )
-from demine.game import Game, Move
+from demine.engine.game import Game, Move
+from demine.errors import FormatError
 
 
 @st.composite

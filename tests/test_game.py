@@ -2,9 +2,9 @@ from collections import Counter
 
 import pytest
 
+from demine.engine.game import Game, Move
+from demine.engine.position import COVERED, FLAG
 from demine.errors import IllegalMove, SizeError
-from demine.game import Game, Move
-from demine.position import COVERED, FLAG
 
 # A 5x4 layout used by several tests (M = mine):
 #   . . . . .

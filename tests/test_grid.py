@@ -1,7 +1,6 @@
 import pytest
 
-from demine.errors import SizeError
-from demine.grid import (
+from demine.engine.grid import (
     MAX_SIDE,
     PRESETS,
     check_mines,
@@ -11,6 +10,7 @@ from demine.grid import (
     parse_size,
     reserved_cells,
 )
+from demine.errors import SizeError
 
 
 def test_presets_have_the_community_sizes() -> None:
@@ -86,7 +86,7 @@ def test_default_start_cells_follow_the_field() -> None:
 def test_neighbours_computed_on_demand_equal_the_table() -> None:
     """Boards too big for a table compute neighbours per call (with a fast path inside the board);
     on boards that have a table both ways must agree, edges and corners included."""
-    from demine.grid import Geometry
+    from demine.engine.grid import Geometry
 
     for w, h in [(30, 16), (1, 5), (5, 1), (2, 2), (1, 1), (9, 9)]:
         g = Geometry(w, h)

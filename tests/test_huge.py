@@ -8,15 +8,15 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from demine.analysis import analyze
+from demine.analysis.local import LocalEngine
 from demine.bench import GameSpec, play_game
 from demine.cli import main
+from demine.engine.formats import GameRecord
+from demine.engine.game import Game, Move
+from demine.engine.position import COVERED, FLAG
 from demine.errors import SizeError
-from demine.formats import GameRecord
-from demine.game import Game, Move
-from demine.position import COVERED, FLAG
-from demine.solve import analyze
-from demine.solve.local import LocalEngine
-from demine.solvers.best import LOCAL_CELLS
+from demine.players.best import LOCAL_CELLS
 
 
 def test_a_hit_with_lives_left_marks_the_mine_and_play_goes_on() -> None:
@@ -146,7 +146,7 @@ def test_cli_bench_lives(capsys) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_local_engine_sees_a_rewound_position_as_a_new_game() -> None:
-    from demine.solvers.best import FastPlayer
+    from demine.players.best import FastPlayer
 
     side = 75
     g = Game(side, side, 800, rule="zero", seed=3)

@@ -9,15 +9,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import demine.solvers.best as best
+import demine.players.best as best
 from demine import Position, analyze
+from demine.analysis import Analysis, Limit
+from demine.analysis.constraints import position_system
+from demine.engine.grid import geometry
+from demine.engine.position import COVERED, FLAG
 from demine.errors import InconsistentPosition
-from demine.grid import geometry
-from demine.position import COVERED, FLAG
-from demine.solve import Analysis, Limit
-from demine.solve.constraints import position_system
-from demine.solvers.best import best_move, forced_fifty
-from demine.solvers.longterm import Influence, Structure
+from demine.players.best import best_move, forced_fifty
+from demine.players.longterm import Influence, Structure
 from tests.helpers import random_position
 
 # From a seeded intermediate game (best with long-term risk). (8,0)/(8,1) hold one mine (the 3 at

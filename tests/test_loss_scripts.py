@@ -6,10 +6,10 @@ import sys
 
 import pytest
 
-import demine.solvers.best as best
+import demine.players.best as best
 from demine.bench import generated_specs, play_game
-from demine.formats import GameRecord
-from demine.position import COVERED
+from demine.engine.formats import GameRecord
+from demine.engine.position import COVERED
 from tests.helpers import benchmark_script
 
 

@@ -8,7 +8,7 @@ from types import ModuleType
 
 import pytest
 
-from demine.grid import Geometry
+from demine.engine.grid import Geometry
 from tests.helpers import benchmark_script
 
 

@@ -9,12 +9,12 @@ from hypothesis import strategies as st
 
 from demine import Position, analyze, find_solver
 from demine.bench import generated_specs, play_game
-from demine.game import Game
-from demine.solvers import available_solvers
-from demine.solvers.equations import enumerate_group, reduce_equations
-from demine.solvers.gauss import gauss_probabilities, solve_component
-from demine.solvers.twosat import tarjan_scc, twosat_decide, twosat_solve
-from demine.solvers.window_sat import window_analysis
+from demine.engine.game import Game
+from demine.players import available_solvers
+from demine.players.equations import enumerate_group, reduce_equations
+from demine.players.gauss import gauss_probabilities, solve_component
+from demine.players.twosat import tarjan_scc, twosat_decide, twosat_solve
+from demine.players.window_sat import window_analysis
 from tests.helpers import brute_force
 
 PLAYERS = ["twosat", "window-sat", "equations", "gauss", "exact"]
@@ -243,7 +243,7 @@ ALL_PLAYERS = ["random", "exact", "fast", "best", "twosat", "window-sat", "equat
 def test_every_player_copes_with_odd_boards() -> None:
     """Strips, tiny and dense boards under every rule: each game ends without an error."""
     from demine.bench import GameSpec
-    from demine.grid import reserved_cells
+    from demine.engine.grid import reserved_cells
 
     rng = random.Random(5)
     for trial in range(60):

@@ -2,8 +2,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from demine.engine.position import COVERED, FLAG, Position
 from demine.errors import PositionSyntaxError
-from demine.position import COVERED, FLAG, Position
 
 
 @st.composite

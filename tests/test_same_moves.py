@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from demine import PRESETS, Game, Limit, find_solver
-from demine.grid import default_start
-from demine.solvers.base import Player
+from demine.engine.grid import default_start
+from demine.players.base import Player
 
 DIGESTS = Path(__file__).parent / "data" / "same_moves.json"
 RULES = ("safe", "zero")
@@ -42,11 +42,11 @@ PLAYERS = ("best", "fast", "exact", "twosat", "window-sat", "equations", "gauss"
 def make_player(name: str) -> Player:
     """A player without a time budget (its moves depend only on the position and its seed)."""
     if name == "best":
-        from demine.solvers.best import BestPlayer
+        from demine.players.best import BestPlayer
 
         return BestPlayer(Limit())
     if name == "exact":
-        from demine.solvers.exact_player import ExactPlayer
+        from demine.players.exact_player import ExactPlayer
 
         return ExactPlayer(Limit())
     return find_solver(name)

@@ -7,8 +7,8 @@ from types import ModuleType
 
 import pytest
 
-import demine.solvers.best as best
-import demine.solvers.longterm as longterm
+import demine.players.best as best
+import demine.players.longterm as longterm
 from tests.helpers import benchmark_script
 
 

@@ -13,9 +13,9 @@ pytest.importorskip("httpx")
 
 from fastapi.testclient import TestClient
 
-from demine.game import Game
-from demine.position import FLAG
-from demine.solve import Limit
+from demine.analysis import Limit
+from demine.engine.game import Game
+from demine.engine.position import FLAG
 from demine.web import service
 from demine.web.app import MAX_BODY, create_app
 from demine.web.service import Session, hints

@@ -8,6 +8,18 @@
 10
 """
 
+from demine.analysis import Analysis, Limit, Reason, analyze, analyze_constraints
+from demine.engine.formats import (
+    Board,
+    GameRecord,
+    board_from_mbf,
+    board_to_mbf,
+    read_boards,
+    write_boards,
+)
+from demine.engine.game import Game, Move
+from demine.engine.grid import PRESETS, Geometry, Preset, geometry, parse_size
+from demine.engine.position import COVERED, FLAG, Position
 from demine.errors import (
     DemineError,
     FormatError,
@@ -17,19 +29,7 @@ from demine.errors import (
     PositionSyntaxError,
     SizeError,
 )
-from demine.formats import (
-    Board,
-    GameRecord,
-    board_from_mbf,
-    board_to_mbf,
-    read_boards,
-    write_boards,
-)
-from demine.game import Game, Move
-from demine.grid import PRESETS, Geometry, Preset, geometry, parse_size
-from demine.position import COVERED, FLAG, Position
-from demine.solve import Analysis, Limit, Reason, analyze, analyze_constraints
-from demine.solvers import Decision, Player, available_solvers, find_solver, register
+from demine.players import Decision, Player, available_solvers, find_solver, register
 
 __version__ = "0.1.0"
 

@@ -22,13 +22,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from demine.analysis import Analysis, Limit, analyze
+from demine.analysis.explain import describe_reason
+from demine.engine.formats import Board, GameRecord, board_to_mbf
+from demine.engine.game import MOVE_KINDS, Game, Move
+from demine.engine.grid import PRESETS, RULES, check_mines, default_start
+from demine.engine.position import COVERED, FLAG, Position
 from demine.errors import DemineError, IllegalMove, InconsistentPosition, InputError, SizeError
-from demine.formats import Board, GameRecord, board_to_mbf
-from demine.game import MOVE_KINDS, Game, Move
-from demine.grid import PRESETS, RULES, check_mines, default_start
-from demine.position import COVERED, FLAG, Position
-from demine.solve import Analysis, Limit, analyze
-from demine.solve.explain import describe_reason
 from demine.web.store import Store, StoredGame
 
 MAX_SIDE = 100
@@ -144,7 +144,7 @@ def permille(cells: int, a: Analysis) -> list[int | None]:
 def best_guess(plain: Position, a: Analysis) -> dict[str, Any]:
     """The ``best`` player's move when no cell is safe: its reason and risk; in the endgame the
     chance to win with best play, after a look-ahead the chance to survive the next reveals."""
-    from demine.solvers.best import best_move
+    from demine.players.best import best_move
 
     bm = best_move(plain, GUESS_LIMIT, analysis=a)
     return {

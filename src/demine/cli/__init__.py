@@ -19,11 +19,11 @@ from demine.bench import (
     paired,
     parse_sweep,
 )
+from demine.engine.formats import Board, read_boards
+from demine.engine.game import Game
+from demine.engine.grid import PRESETS, RULES, check_mines, default_start, parse_cell, parse_size
 from demine.errors import DemineError, FormatError
-from demine.formats import Board, read_boards
-from demine.game import Game
-from demine.grid import PRESETS, RULES, check_mines, default_start, parse_cell, parse_size
-from demine.solvers import DEFAULT_PLAYER, available_solvers, find_solver
+from demine.players import DEFAULT_PLAYER, available_solvers, find_solver
 
 
 def _positive(text: str) -> int:
@@ -302,7 +302,7 @@ def _sweep(ns: argparse.Namespace, players: list[str]) -> int:
         if record is not None:
             record.close()
     if ns.plot:
-        from demine.plot import plot_sweep
+        from demine.render.plot import plot_sweep
 
         first = points[0][1][0]
         size = {"mines": f"{width}x{height}", "width": f"Wx{height}/{mines}", "height": f"{width}xH/{mines}"}[
@@ -407,7 +407,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_more(sub: Any) -> None:
     """Subcommands whose code lives in other modules."""
-    from demine.analyze_cli import add_analyze, add_render, add_replay
+    from demine.cli.analyze import add_analyze, add_render, add_replay
 
     add_analyze(sub)
     add_render(sub)

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from demine.engine.game import MOVE_KINDS, Game, Move
+from demine.engine.grid import RULES, check_mines, default_start, geometry
 from demine.errors import DemineError, FormatError
-from demine.game import MOVE_KINDS, Game, Move
-from demine.grid import RULES, check_mines, default_start, geometry
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,12 +20,12 @@ import random
 from collections.abc import Callable, Sequence
 from itertools import combinations
 
+from demine.analysis.constraints import position_system
+from demine.engine.game import Move
+from demine.engine.position import Position
 from demine.errors import InconsistentPosition
-from demine.game import Move
-from demine.position import Position
-from demine.solve.constraints import position_system
-from demine.solvers.base import Decision
-from demine.solvers.common import proven_moves
+from demine.players.base import Decision
+from demine.players.common import proven_moves
 
 
 def tarjan_scc(n: int, adj: list[list[int]]) -> list[int]:

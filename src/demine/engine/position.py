@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from demine.engine.grid import Geometry, check_dimensions, geometry
 from demine.errors import PositionSyntaxError, SizeError
-from demine.grid import Geometry, check_dimensions, geometry
 
 #: Cell states in a :class:`Position`: 0-8 are revealed numbers.
 COVERED = 9

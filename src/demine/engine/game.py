@@ -25,9 +25,9 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Literal
 
+from demine.engine.grid import RULES, Geometry, check_mines, geometry, mine_cells_allowed
+from demine.engine.position import COVERED, FLAG, Position
 from demine.errors import IllegalMove, SizeError
-from demine.grid import RULES, Geometry, check_mines, geometry, mine_cells_allowed
-from demine.position import COVERED, FLAG, Position
 
 MoveKind = Literal["reveal", "flag", "chord"]
 MOVE_KINDS: tuple[MoveKind, ...] = ("reveal", "flag", "chord")

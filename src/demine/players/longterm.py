@@ -26,11 +26,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 
+from demine.analysis import Analysis, Limit
+from demine.analysis.constraints import System
+from demine.analysis.exact import solve_system
+from demine.engine.position import COVERED, Position
 from demine.errors import InconsistentPosition
-from demine.position import COVERED, Position
-from demine.solve import Analysis, Limit
-from demine.solve.constraints import System
-from demine.solve.exact import solve_system
 
 #: Flanks still to become mines that a pseudo-50/50 scan allows (pair; a box allows none).
 SCAN_MISSING = 1

@@ -9,14 +9,14 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
+from demine.analysis import Analysis, Limit, analyze
+from demine.analysis.explain import describe_reason
+from demine.engine.formats import GameRecord
+from demine.engine.position import COVERED, FLAG, Position
 from demine.errors import DemineError, FormatError
-from demine.formats import GameRecord
-from demine.position import COVERED, FLAG, Position
-from demine.solve import Analysis, Limit, analyze
-from demine.solve.explain import describe_reason
 
 if TYPE_CHECKING:
-    from demine.solvers.best import BestMove
+    from demine.players.best import BestMove
 
 #: The CLI's default budget per position, in seconds.
 DEFAULT_SECONDS = 10.0
@@ -61,7 +61,7 @@ def add_render(sub: Any) -> None:
 
 
 def cmd_render(ns: argparse.Namespace) -> int:
-    from demine.formats import atomic_write
+    from demine.engine.formats import atomic_write
     from demine.render import render_svg
 
     if not 4 <= ns.cell <= 200:
@@ -127,7 +127,7 @@ def _load_record(name: str, index: int | None) -> GameRecord:
 
 
 def cmd_replay(ns: argparse.Namespace) -> int:
-    from demine.formats import atomic_write
+    from demine.engine.formats import atomic_write
     from demine.render import render_svg
 
     rec = _load_record(ns.file, ns.game)
@@ -203,7 +203,7 @@ def best_of(position: Position, a: Analysis, limit: Limit, trust_flags: bool) ->
     trusted flags it is chosen as if the flags were not there (``a`` analysed them as covered
     cells, which is the same analysis)."""
     from demine.errors import IllegalMove
-    from demine.solvers.best import best_move
+    from demine.players.best import best_move
 
     try:
         return best_move(position if trust_flags else position.without_flags(), limit, analysis=a)

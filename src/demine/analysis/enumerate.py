@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from itertools import combinations
 from math import comb
 
-from demine.position import Position
-from demine.solve.constraints import position_system
+from demine.analysis.constraints import position_system
+from demine.engine.position import Position
 
 
 def enumerate_layouts(

@@ -23,12 +23,12 @@ import random
 from fractions import Fraction
 from math import gcd
 
+from demine.analysis.constraints import position_system
+from demine.engine.position import Position
 from demine.errors import InconsistentPosition
-from demine.position import Position
-from demine.solve.constraints import position_system
-from demine.solvers.base import Decision
-from demine.solvers.common import basic_rules, combine_components, count_or_guess, proven_moves
-from demine.solvers.equations import _groups
+from demine.players.base import Decision
+from demine.players.common import basic_rules, combine_components, count_or_guess, proven_moves
+from demine.players.equations import _groups
 
 #: Components with more free variables than this are estimated, not enumerated (2^20 assignments).
 MAX_FREE = 20

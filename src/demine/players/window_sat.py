@@ -18,11 +18,11 @@ import random
 from fractions import Fraction
 from typing import Any
 
+from demine.engine.game import Move
+from demine.engine.position import COVERED, FLAG, Position
 from demine.errors import DemineError
-from demine.game import Move
-from demine.position import COVERED, FLAG, Position
-from demine.solvers.base import Decision
-from demine.solvers.common import lowest, proven_moves, remaining_density
+from demine.players.base import Decision
+from demine.players.common import lowest, proven_moves, remaining_density
 
 #: Windows with more models than this stop enumerating (their cells then stay undecided).
 MAX_MODELS = 4096

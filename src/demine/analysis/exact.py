@@ -1,6 +1,6 @@
 """The exact counting engine.
 
-Given a :class:`~demine.solve.constraints.System`, count every mine layout that satisfies it and
+Given a :class:`~demine.analysis.constraints.System`, count every mine layout that satisfies it and
 derive each unknown cell's exact chance of a mine, the cells forced either way, and the number of
 solutions.
 
@@ -23,7 +23,7 @@ solutions.
 All counts are Python ints, exact. Cost: O(sum over steps of states x box size) per pass, where the
 number of states depends on the frontier's width, not its length.
 
->>> from demine.solve.constraints import constraint_system
+>>> from demine.analysis.constraints import constraint_system
 >>> sys = constraint_system([({0, 1, 2}, 1), ({1, 2, 3}, 2)], cells=4, mines=None)
 >>> res = solve_system(sys)
 >>> sorted(res.safe), sorted(res.mines)
@@ -39,10 +39,10 @@ from fractions import Fraction
 from functools import lru_cache
 from math import comb
 
+from demine.analysis.constraints import Component, System, components
+from demine.analysis.result import Analysis, Limit, Reason
+from demine.analysis.rules import Propagator
 from demine.errors import InconsistentPosition
-from demine.solve.analysis import Analysis, Limit, Reason
-from demine.solve.constraints import Component, System, components
-from demine.solve.rules import Propagator
 
 #: The prior chance of a mine per cell when the total is not known (about expert's density).
 DEFAULT_DENSITY = Fraction(1, 5)

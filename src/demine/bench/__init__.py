@@ -17,11 +17,11 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from demine.engine.formats import Board, GameRecord, MoveNote, start_for
+from demine.engine.game import Game
+from demine.engine.grid import default_start
 from demine.errors import DemineError, IllegalMove, InputError
-from demine.formats import Board, GameRecord, MoveNote, start_for
-from demine.game import Game
-from demine.grid import default_start
-from demine.solvers import find_solver
+from demine.players import find_solver
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +156,7 @@ def play_game(
     while not game.over:
         position = game.position()
         if measure_forced:
-            from demine.solve import analyze
+            from demine.analysis import analyze
 
             t1 = time.perf_counter()
             a = analyze(position)

@@ -1,6 +1,6 @@
 """The players' interface.
 
-A player sees a :class:`~demine.position.Position`, never a :class:`~demine.game.Game`: the type
+A player sees a :class:`~demine.engine.position.Position`, never a :class:`~demine.engine.game.Game`: the type
 boundary keeps it from peeking at mines even by accident.
 """
 
@@ -10,8 +10,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from demine.game import Move
-from demine.position import Position
+from demine.engine.game import Move
+from demine.engine.position import Position
 
 
 @dataclass(slots=True)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import random
 
+from demine.engine.game import Move
+from demine.engine.position import Position
 from demine.errors import IllegalMove
-from demine.game import Move
-from demine.position import Position
-from demine.solvers.base import Decision
+from demine.players.base import Decision
 
 
 class RandomPlayer:

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from itertools import compress
 from operator import ne
 
+from demine.engine.position import COVERED, COVERED_MASK, FLAG, FLAG_MASK, HIDDEN_MASK, Position
 from demine.errors import InconsistentPosition, InputError
-from demine.position import COVERED, COVERED_MASK, FLAG, FLAG_MASK, HIDDEN_MASK, Position
 
 
 @dataclass(slots=True)

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from demine.position import Position
-from demine.solve.analysis import Analysis
+from demine.analysis.result import Analysis
+from demine.engine.position import Position
 
 
 def describe_reason(position: Position, cell: int, a: Analysis) -> str:
     """``(r,c) safe (the 1 at (0,2))`` and the like.
 
-    >>> from demine.solve import analyze
+    >>> from demine.analysis import analyze
     >>> p = Position.from_text("3x1\\n1HH")
     >>> describe_reason(p, 1, analyze(p))
     '(0,1) mine (the 1 at (0,0))'

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from demine.analysis.result import Reason
 from demine.errors import InconsistentPosition
-from demine.solve.analysis import Reason
 
 Constraint = tuple[tuple[int, ...], int, int]
 

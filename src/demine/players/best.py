@@ -8,7 +8,7 @@
    of winning is played.
 3. **50-50**: a forced 50/50 (two cells holding one mine that no other cell can ever tell apart)
    is taken at once: waiting cannot help, and further guesses before it only add risk. So is a
-   *pseudo* 50/50 (:mod:`demine.solvers.longterm`): a cell that is a mine only in layouts where it
+   *pseudo* 50/50 (:mod:`demine.players.longterm`): a cell that is a mine only in layouts where it
    ends up in such a coin toss anyway (of several, the one whose number tells the most).
 4. **sampled endgame**: with more layouts, up to ``SAMPLED_LAYOUTS``, the same search runs over
    a uniform sample of ``ENDGAME_SAMPLE`` of them; its move is not exact, but it gives away less
@@ -42,18 +42,18 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import Any, Literal
 
+from demine.analysis import Analysis, Limit, analyze
+from demine.analysis.constraints import System, SystemTracker, position_system, system_after
+from demine.analysis.enumerate import enumerate_layouts, sample_layouts
+from demine.analysis.exact import CountCache, solve_system
+from demine.analysis.local import LocalEngine
+from demine.analysis.rules import Propagator
+from demine.engine.game import Move
+from demine.engine.grid import geometry
+from demine.engine.position import COVERED, FLAG, HIDDEN_MASK, Position
 from demine.errors import InconsistentPosition
-from demine.game import Move
-from demine.grid import geometry
-from demine.position import COVERED, FLAG, HIDDEN_MASK, Position
-from demine.solve import Analysis, Limit, analyze
-from demine.solve.constraints import System, SystemTracker, position_system, system_after
-from demine.solve.enumerate import enumerate_layouts, sample_layouts
-from demine.solve.exact import CountCache, solve_system
-from demine.solve.local import LocalEngine
-from demine.solve.rules import Propagator
-from demine.solvers.base import Decision
-from demine.solvers.longterm import Influence
+from demine.players.base import Decision
+from demine.players.longterm import Influence
 
 MoveReason = Literal["safe", "safest", "look-ahead", "endgame", "sampled endgame", "50-50"]
 #: A look-ahead candidate's sort key (the highest is played): live first when DEAD_LAST, score,
@@ -370,7 +370,7 @@ def look_ahead(
     safety is below the leader's two-guess score), and a candidate so skipped is scored after all
     if it is safer than the deeper ranking's winner's value (its safety bounds its own value).
 
-    With ``influence`` (long-term risk, :mod:`demine.solvers.longterm`), a candidate's own safety
+    With ``influence`` (long-term risk, :mod:`demine.players.longterm`), a candidate's own safety
     is its long-term safety, and cells with long-term credit join the candidates.
 
     ``limit.seconds`` is the budget of the whole look-ahead, shared by the candidates' analyses:
@@ -539,7 +539,7 @@ LONG_TERM = False
 #: The worth of an outcome of a look-ahead guess: "best" (the best safety afterwards) or "blend"
 #: (four fifths of it and one fifth of the second best, JSMinesweeper's blended safety).
 NEXT = "best"
-#: Long-term risk from structures that end in a coin toss (:mod:`demine.solvers.longterm`): a pseudo
+#: Long-term risk from structures that end in a coin toss (:mod:`demine.players.longterm`): a pseudo
 #: 50/50 is played at once, and look-ahead candidates are weighed by their long-term safety.
 LONG_TERM_RISK = True
 #: A dead look-ahead candidate (one whose number is certain if it is safe) is played only when no

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from fractions import Fraction
 
-from demine.position import Position
-from demine.solve.analysis import Analysis, Limit, Reason
-from demine.solve.constraints import constraint_system, position_system
-from demine.solve.exact import DEFAULT_DENSITY, solve_system
+from demine.analysis.constraints import constraint_system, position_system
+from demine.analysis.exact import DEFAULT_DENSITY, solve_system
+from demine.analysis.result import Analysis, Limit, Reason
+from demine.engine.position import Position
 
 
 def analyze(

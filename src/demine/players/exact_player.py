@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import random
 
-from demine.game import Move
-from demine.position import COVERED, Position
-from demine.solve import Analysis, Limit, analyze
-from demine.solvers.base import Decision
+from demine.analysis import Analysis, Limit, analyze
+from demine.engine.game import Move
+from demine.engine.position import COVERED, Position
+from demine.players.base import Decision
 
 #: Budget per decision: past it the analysis falls back to estimates (rare on standard boards).
 PLAYER_LIMIT = Limit(seconds=5.0)

@@ -4,7 +4,7 @@
 position (block by block, so an unchanged stretch costs a ``memcmp``), keeps for every revealed
 number how many mines it still needs and how many unknown cells it still touches, and applies the
 number rule from a worklist of the numbers that changed. When that proves nothing, it recounts
-exactly (:func:`~demine.solve.analyze_constraints`) only the frontier components that hold a changed
+exactly (:func:`~demine.analysis.analyze_constraints`) only the frontier components that hold a changed
 number; every other component keeps the probabilities of its last count. Components are counted
 independently with each mine weighted by the remaining density, the limit of the global count on a
 big board (the exact global count, for boards people play, is :func:`~demine.analyze`).
@@ -21,9 +21,9 @@ from fractions import Fraction
 from itertools import compress
 from operator import ne
 
+from demine.analysis.result import Limit
+from demine.engine.position import COVERED, FLAG, Position
 from demine.errors import InconsistentPosition
-from demine.position import COVERED, FLAG, Position
-from demine.solve.analysis import Limit
 
 BLOCK = 4096
 """Cells compared at once when looking for changes."""
@@ -50,7 +50,7 @@ class LocalEngine:
         self.total = mines
         n = width * height
         self.n = n
-        from demine.grid import geometry
+        from demine.engine.grid import geometry
 
         self.neighbours = geometry(width, height).neighbours
         self.st = bytearray([COVERED]) * n
@@ -219,7 +219,7 @@ class LocalEngine:
 
     def count(self) -> bool:
         """Recount the components holding a changed number; returns whether it proved a cell."""
-        from demine.solve import analyze_constraints
+        from demine.analysis import analyze_constraints
 
         st, mine, safe_flag, unk, need = self.st, self.mine, self.known_safe, self.unk, self.need
         stale = [c for c in self._stale if st[c] < COVERED and unk[c]]

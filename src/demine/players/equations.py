@@ -9,7 +9,7 @@
    an equation's value, nor fall short of what its unassigned symbols can still add), one
    independent group of equations at a time, counting solutions by their number of mines.
 4. The probabilities include the cells off the frontier through the total mine count (see
-   :func:`demine.solvers.common.combine_components`); the player guesses the lowest.
+   :func:`demine.players.common.combine_components`); the player guesses the lowest.
 
 Past a budget of search nodes a group is left out of the count (its cells get a local estimate),
 so a huge frontier cannot stall a game.
@@ -21,12 +21,12 @@ import random
 from collections.abc import Sequence
 from fractions import Fraction
 
+from demine.analysis.constraints import position_system
+from demine.analysis.enumerate import search_assignments
+from demine.engine.position import Position
 from demine.errors import InconsistentPosition
-from demine.position import Position
-from demine.solve.constraints import position_system
-from demine.solve.enumerate import search_assignments
-from demine.solvers.base import Decision
-from demine.solvers.common import Equation, basic_rules, combine_components, count_or_guess, proven_moves
+from demine.players.base import Decision
+from demine.players.common import Equation, basic_rules, combine_components, count_or_guess, proven_moves
 
 #: The most derived equations kept (subset subtraction can multiply them).
 MAX_EQUATIONS = 4000

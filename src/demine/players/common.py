@@ -7,9 +7,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from math import comb
 
-from demine.game import Move
-from demine.position import FLAG, Position
-from demine.solvers.base import Decision
+from demine.engine.game import Move
+from demine.engine.position import FLAG, Position
+from demine.players.base import Decision
 
 
 def proven_moves(
@@ -98,7 +98,7 @@ def combine_components(
             return 1 if 0 <= x <= n_off else 0
         return comb(n_off, x) if 0 <= x <= n_off else 0
 
-    from demine.solve.exact import convolve_all_but_one
+    from demine.analysis.exact import convolve_all_but_one
 
     total, all_others = convolve_all_but_one([W for W, _ in parts])
     Z = sum(w * weight(mines_left - T) for T, w in enumerate(total))

@@ -17,8 +17,8 @@ from __future__ import annotations
 from typing import Literal
 from xml.sax.saxutils import escape
 
+from demine.engine.position import COVERED, FLAG, Position
 from demine.errors import InconsistentPosition
-from demine.position import COVERED, FLAG, Position
 
 Overlay = Literal["none", "probabilities", "hints"]
 
@@ -72,7 +72,7 @@ def render_svg(
     prob: dict[int, float] = {}
     note = ""
     if overlay != "none":
-        from demine.solve import Limit, analyze
+        from demine.analysis import Limit, analyze
 
         try:
             a = analyze(position, limit=Limit(seconds=5.0), trust_flags=trust_flags)

@@ -6,8 +6,8 @@ from collections.abc import Callable
 from importlib import import_module
 
 from demine.errors import InputError
-from demine.solvers.base import Decision, Player
-from demine.solvers.random_player import RandomPlayer
+from demine.players.base import Decision, Player
+from demine.players.random_player import RandomPlayer
 
 _REGISTRY: dict[str, tuple[Callable[[], Player], str]] = {}
 
@@ -36,7 +36,7 @@ def _lazy(module: str, cls: str) -> Callable[[], Player]:
     and start-up fast)."""
 
     def make() -> Player:
-        player: Player = getattr(import_module(f"demine.solvers.{module}"), cls)()
+        player: Player = getattr(import_module(f"demine.players.{module}"), cls)()
         return player
 
     return make
