@@ -1,5 +1,5 @@
-"""Options shared by the scripts that play generated boards (variants, opening, endgame_gap,
-endgame_time)."""
+"""Options shared by the scripts that play generated boards (variants, endgame_gap, endgame_time,
+budget_check)."""
 
 from __future__ import annotations
 

@@ -21,10 +21,9 @@ import argparse
 import random
 from collections import Counter
 
-import demine.players.best as best
 from boards import add_board_options, board_specs
-from demine.analysis import Limit, analyze
-from demine.players import find_solver
+from demine import Limit, analyze, best_move, find_solver
+from demine.players.best import DEFAULT_LIMIT
 
 
 def main() -> None:
@@ -33,8 +32,8 @@ def main() -> None:
     ap.add_argument(
         "--limit",
         type=float,
-        default=best.DEFAULT_LIMIT.seconds,
-        help=f"seconds for the budgeted search (default: the player's own, {best.DEFAULT_LIMIT.seconds})",
+        default=DEFAULT_LIMIT.seconds,
+        help=f"seconds for the budgeted search (default: the player's own, {DEFAULT_LIMIT.seconds})",
     )
     ns = ap.parse_args()
     if ns.games < 1 or ns.limit <= 0:
@@ -52,8 +51,8 @@ def main() -> None:
             decision = player.decide(position, rng)
             if decision.guess:
                 a = analyze(position)
-                exact = best.best_move(position, unlimited, analysis=a).move
-                budgeted = best.best_move(position, budget, analysis=a)
+                exact = best_move(position, unlimited, analysis=a).move
+                budgeted = best_move(position, budget, analysis=a)
                 counts["guesses"] += 1
                 counts["player's move differs"] += decision.moves[0] != exact
                 counts["budgeted search differs"] += budgeted.move != exact

@@ -18,67 +18,64 @@ from __future__ import annotations
 import argparse
 import itertools
 import time
-from collections.abc import Callable
-from typing import Any
 
-import demine.players.best as best
 from boards import add_board_options, board_specs
+from demine import Analysis, BestMove, BestSettings, Hooks, PlayerSpec, Position
 from demine.analysis.enumerate import enumerate_layouts
 from demine.bench import play_game
 from demine.cli import _positive
+from demine.players.best import Endgame
 
 RANGES = (60, 200, 500, 1000, 2000, 5000)
+#: The measuring search's node budget (the player's own searches keep theirs).
+MEASURE_NODES = 1_000_000
 
 
 def main() -> None:
+    defaults = BestSettings()
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_board_options(ap, "gap1")
     ap.add_argument("--below", type=int, default=60, help="best's own endgame limit while playing")
     ap.add_argument("--upto", type=int, default=2000, help="the most layouts measured")
-    ap.add_argument("--sampled", type=int, default=best.SAMPLED_LAYOUTS, help="best's sampled endgame limit")
     ap.add_argument(
-        "--sample", type=_positive, default=best.ENDGAME_SAMPLE, help="the sampled endgame's draws"
+        "--sampled", type=int, default=defaults.sampled_layouts, help="best's sampled endgame limit"
     )
     ap.add_argument(
-        "--nodes", type=_positive, default=best.ENDGAME_NODES, help="best's node budget per search"
+        "--sample", type=_positive, default=defaults.endgame_sample, help="the sampled endgame's draws"
+    )
+    ap.add_argument(
+        "--nodes", type=_positive, default=defaults.endgame_nodes, help="best's node budget per search"
     )
     ns = ap.parse_args()
-    best.ENDGAME_LAYOUTS = ns.below
-    best.ENDGAME_NODES = ns.nodes
-    best.SAMPLED_LAYOUTS = ns.sampled
-    best.ENDGAME_SAMPLE = ns.sample
-    # (layouts, gain, ms, reason) per measured guess; searches past 1,000,000 nodes are counted
+    settings = defaults.replace(
+        endgame_layouts=ns.below, endgame_nodes=ns.nodes, sampled_layouts=ns.sampled, endgame_sample=ns.sample
+    )
+    # (layouts, gain, ms, reason) per measured guess; searches past MEASURE_NODES are counted
     seen: list[tuple[int, float, float, str]] = []
     given_up = 0
-    played: Callable[..., Any] = best.best_move
 
-    def measured(position: Any, limit: Any = None, analysis: Any = None, system: Any = None) -> Any:
+    def measure(position: Position, analysis: Analysis, bm: BestMove) -> None:
         nonlocal given_up
-        bm = played(position, limit, analysis, system)
-        n = analysis.solutions if analysis is not None else None
-        if n is None or not ns.below < n <= ns.upto or bm.reason == "safe":
-            return bm
+        n = analysis.solutions
+        if n is None or not ns.below < n <= ns.upto:
+            return
         t0 = time.perf_counter()
         layouts = enumerate_layouts(position, ns.upto)
         if not layouts:
-            return bm
-        search = best._Endgame.of(position, layouts)
-        nodes, best.ENDGAME_NODES = best.ENDGAME_NODES, 1_000_000
+            return
+        search = Endgame.of(position, layouts, nodes=MEASURE_NODES)
         try:
             found = search.best_move()
-            chosen = search._value(bm.move.cell, (1 << len(layouts)) - 1, len(layouts))
+            chosen = search.value(bm.move.cell, (1 << len(layouts)) - 1, len(layouts))
         except TimeoutError:
             given_up += 1
-            return bm
-        finally:
-            best.ENDGAME_NODES = nodes
+            return
         assert found is not None
         seen.append((n, found[1] - chosen, 1000 * (time.perf_counter() - t0), bm.reason))
-        return bm
 
-    best.best_move = measured  # BestPlayer looks it up at each decision
+    player = PlayerSpec("best", settings, hooks=Hooks(on_guess=measure))
     specs = board_specs(ns)
-    wins = sum(play_game(spec, "best").won for spec in specs)
+    wins = sum(play_game(spec, player).won for spec in specs)
     print(
         f"{ns.size} {ns.rule}, {ns.games} games (seed {ns.seed}), endgame up to {ns.below} layouts, "
         f"sampled up to {ns.sampled} ({ns.sample} draws): {wins} won"

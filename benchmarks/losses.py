@@ -3,7 +3,6 @@ by where the cell lay.
 
 Run: python benchmarks/losses.py RECORD.jsonl   (from ``demine bench ... --record FILE --record-moves``)
      python benchmarks/losses.py --pockets RECORD.jsonl
-     python benchmarks/losses.py --few-off 30 RECORD.jsonl
 
 Where the cell lay, in the position just before the losing move:
 
@@ -19,26 +18,21 @@ With ``--pockets`` the script looks at every guess of every game instead (each m
 is not ``safe``): how many were made while the position held a pocket of at least 3 layouts, all
 with the same number of mines (a game of its own, which D. N. Hill's solver solves apart from the
 rest of the board), and whether the guess was played inside one, by the player's reason.
-
-With ``--few-off N`` it counts the look-ahead's guesses made with at most N covered cells off the
-frontier (where D. N. Hill's solver weighs every one of them, and ``best`` with ``ALL_OFF_BELOW``).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 
 from demine.analysis import Analysis, analyze
 from demine.analysis.constraints import Component, components, position_system
-from demine.analysis.exact import _count
-from demine.cli import _positive
+from demine.analysis.exact import layouts_by_mines
+from demine.bench.records import read_records
 from demine.engine.formats import FormatError, GameRecord
 from demine.engine.position import COVERED, Position
-from demine.players.best import _off_frontier
 
 
 def _enclosed(position: Position, a: Analysis, comp: Component) -> tuple[set[int], list[int]] | None:
@@ -49,7 +43,7 @@ def _enclosed(position: Position, a: Analysis, comp: Component) -> tuple[set[int
     nb = position.geometry.neighbours
     if any(st[d] == COVERED and d not in cells and d not in a.mines for x in cells for d in nb(x)):
         return None
-    return cells, list(_count(comp, comp.cells, None, 1 << 62).W)
+    return cells, layouts_by_mines(comp)
 
 
 def _where(record: GameRecord, k: int) -> str:
@@ -108,51 +102,17 @@ def _pocket_census(records: list[GameRecord]) -> None:
     print("pockets by layouts: " + ", ".join(f"{k}: {sizes[k]}" for k in ("3", "4-10", "11-100", "over 100")))
 
 
-def _few_off(records: list[GameRecord], most: int) -> None:
-    """Print how many look-ahead guesses had at most ``most`` covered cells off the frontier."""
-    guesses = few = 0
-    for record in records:
-        for k, reason in _guesses(record):
-            if reason != "look-ahead":
-                continue
-            guesses += 1
-            position = record.replay(k).position()
-            st = position.states
-            off = sum(1 for c in range(position.cells) if st[c] == COVERED and _off_frontier(position, c))
-            few += 1 <= off <= most
-    print(f"{guesses} look-ahead guesses; {few} with 1 to {most} covered cells off the frontier")
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("record")
     ap.add_argument("--pockets", action="store_true", help="count the guesses made beside a pocket")
-    ap.add_argument(
-        "--few-off",
-        type=_positive,
-        metavar="N",
-        help="count look-ahead guesses with at most N cells off the frontier",
-    )
     ns = ap.parse_args()
     try:
-        with open(ns.record, encoding="utf-8") as f:
-            lines = f.read().splitlines()
-    except OSError as e:
-        raise SystemExit(f"{ns.record}: {e.strerror}") from None
-    records: list[tuple[GameRecord, bool]] = []
-    for lineno, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            d = json.loads(line)
-            records.append((GameRecord.from_json(d["game"]), bool(d.get("won"))))
-        except (json.JSONDecodeError, KeyError, TypeError, FormatError) as e:
-            raise SystemExit(f"{ns.record}, line {lineno}: not a game record with its moves ({e})") from None
+        records = [(line.game(ns.record), line.result.won) for line in read_records(ns.record)]
+    except FormatError as e:
+        raise SystemExit(str(e)) from None
     if ns.pockets:
         _pocket_census([r for r, _ in records])
-        return
-    if ns.few_off:
-        _few_off([r for r, _ in records], ns.few_off)
         return
     risks: dict[tuple[str, str], list[float]] = defaultdict(list)
     lost = 0

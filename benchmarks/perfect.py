@@ -7,7 +7,7 @@ on its neighbours), each as likely as any other, as in a real game. Then:
 
 - **Perfect play**: its chance to win is the value of the exact game tree over all of them
   (``best``'s endgame search, run without its limits from the first click on).
-- **The player** (``best``, or the variants of it named as in ``variants.py``) plays every
+- **The player** (``best``, or its variants named as in ``variants.py``) plays every
   layout once, so its win rate is exact too: no sampling, no confidence interval.
 - **Where it loses**: at each of the player's guesses the script finds the layouts still
   consistent with what the player sees, and what its move gives away: the best move's chance to
@@ -35,11 +35,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import demine.players.best as best
+from demine import PlayerSpec
 from demine.engine.game import Game
 from demine.engine.grid import RULES, Geometry, default_start, mine_cells_allowed, parse_cell, parse_size
 from demine.engine.position import COVERED, FLAG, Position
 from demine.errors import DemineError
-from variants import NO_ENDGAME, VARIANTS, _factory
+from variants import NO_ENDGAME, variant_spec
 
 RANGES = (1, 10, 100, 1000, 10_000, 100_000, 10**9)
 
@@ -72,14 +73,12 @@ class DigestMemo(dict[bytes, float]):
         dict.__setitem__(self, self._key(S), value)
 
 
-def search_over(geo: Geometry, lays: list[frozenset[int]]) -> best._Endgame:
+def search_over(geo: Geometry, lays: list[frozenset[int]]) -> best.Endgame:
     """The exact game tree over ``lays`` from an all-covered board (revealed cells add nothing
     later), with the digest memo and no limit on its positions."""
-    search = best._Endgame.of(Position.covered(geo.width, geo.height), lays)
+    # no node limit here (the player's own searches keep theirs)
+    search = best.Endgame.of(Position.covered(geo.width, geo.height), lays, nodes=10**18)
     search.memo = DigestMemo()
-    # the search stops past best.ENDGAME_NODES positions of its own; this one must not (the
-    # player's own searches keep their limit)
-    search.nodes = -(10**15)
     return search
 
 
@@ -119,10 +118,11 @@ _JOB: dict[str, Any] = {}
 
 
 def _play(indices: range) -> Tally:
-    search: best._Endgame = _JOB["search"]
+    search: best.Endgame = _JOB["search"]
     lays: list[frozenset[int]] = _JOB["lays"]
     geo: Geometry = _JOB["geo"]
-    rule, start, player = _JOB["rule"], _JOB["start"], _JOB["player"]
+    rule, start = _JOB["rule"], _JOB["start"]
+    player = _JOB["player"].make()
     everything = (1 << len(lays)) - 1
     t = Tally()
     for i in indices:
@@ -139,7 +139,7 @@ def _play(indices: range) -> Tally:
                     if v != COVERED and v != FLAG:
                         S &= search.shows[c][v]
                 n = S.bit_count()
-                loss = search.win(S) - search._value(reveal.cell, S, n)
+                loss = search.win(S) - search.value(reveal.cell, S, n)
                 k = band(n)
                 t.guesses_by_reason[decision.reason] += 1
                 t.guesses_by_band[k] += 1
@@ -155,7 +155,7 @@ def _play(indices: range) -> Tally:
     return t
 
 
-def perfect_play(geo: Geometry, lays: list[frozenset[int]]) -> tuple[best._Endgame, float]:
+def perfect_play(geo: Geometry, lays: list[frozenset[int]]) -> tuple[best.Endgame, float]:
     """The search over every layout, and perfect play's chance to win from the first click."""
     search = search_over(geo, lays)
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
@@ -163,17 +163,16 @@ def perfect_play(geo: Geometry, lays: list[frozenset[int]]) -> tuple[best._Endga
 
 
 def play_all(
-    search: best._Endgame,
+    search: best.Endgame,
     lays: list[frozenset[int]],
     geo: Geometry,
     rule: str,
     start: int,
-    settings: dict[str, Any],
+    player: PlayerSpec,
     jobs: int = 1,
 ) -> Tally:
-    """A variant of ``best`` (``settings``, as in variants.py) plays every layout once."""
-    _JOB.update(search=search, lays=lays, geo=geo, rule=rule, start=start)
-    _JOB["player"] = _factory(settings)()  # also sets best's constants for this variant
+    """The player (a variant of ``best``, say) plays every layout once."""
+    _JOB.update(search=search, lays=lays, geo=geo, rule=rule, start=start, player=player)
     if jobs <= 1:
         return _play(range(len(lays)))
     tally = Tally()
@@ -217,7 +216,7 @@ def main() -> None:
         "variants",
         nargs="*",
         metavar="VARIANT",
-        help="variants of best, as in variants.py (default: current)",
+        help="variants of best, as in variants.py: a name or NAME=VALUE[,NAME=VALUE] (default: current)",
     )
     ap.add_argument("--size", default="5x4x4", help="WxHxM or a preset (default: 5x4x4)")
     ap.add_argument("--rule", default="safe", choices=[r for r in RULES if r != "none"])
@@ -237,10 +236,12 @@ def main() -> None:
     except (DemineError, ValueError) as e:
         raise SystemExit(f"perfect.py: {e}") from None
     names = ns.variants or ["current"]
-    known = sorted(k for k, v in VARIANTS.items() if v is not None)
-    for name in names:
-        if name not in known:
-            raise SystemExit(f"perfect.py: no variant of best named {name!r}; there are: {', '.join(known)}")
+    try:
+        players = {name: variant_spec(name) for name in names}
+    except DemineError as e:
+        raise SystemExit(f"perfect.py: {e}") from None
+    if any(p.name != "best" for p in players.values()):
+        raise SystemExit("perfect.py: the variants are of best (not the exact player)")
     total = count_layouts(geo, m, ns.rule, start)
     if not total:
         raise SystemExit("perfect.py: the rule leaves no room for the mines")
@@ -255,13 +256,11 @@ def main() -> None:
         f"perfect play: {perfect:.4%} ({len(search.memo):,} positions, {time.perf_counter() - t0:.0f} s)",
         flush=True,
     )
-    for name in names:
-        settings = VARIANTS[name]
-        assert settings is not None
+    for name, player in players.items():
         if ns.look_ahead_only:
-            settings = {**settings, **NO_ENDGAME}
+            player = PlayerSpec("best", player.settings.replace(**NO_ENDGAME))
         t0 = time.perf_counter()
-        tally = play_all(search, lays, geo, ns.rule, start, settings, ns.jobs)
+        tally = play_all(search, lays, geo, ns.rule, start, player, ns.jobs)
         report(
             name + (" (look-ahead only)" if ns.look_ahead_only else ""),
             tally,

@@ -1,151 +1,116 @@
-"""Paired experiments on variants of the ``best`` player (the figures in BENCHMARKS.md, section 3).
+"""Paired experiments on settings of the ``best`` player (docs/research-log.md).
 
 Run: python benchmarks/variants.py --games N --size WxHxM --rule RULE --seed SEED VARIANT [VARIANT ...]
-[--record-dir DIR]
+     [--record-dir DIR] [--jobs 2]
 
-Each variant sets some of ``demine.players.best``'s module constants (``longterm.NAME``: of
-``demine.players.longterm``) before its games, every other constant some variant sets back at
-its default (``DEFAULTS``); every variant
-plays the same boards (the seed), so the comparison is paired: for each pair of variants it prints
-the boards only one of them won and the two-sided sign test. With ``--record-dir`` each variant's
-results also go to ``DIR/VARIANT.jsonl``, one line per game as ``demine bench --record`` writes
-them (so ``benchmarks/pair_records.py`` can pair them with a ``demine bench`` run of the same seed).
+A variant is a name below, or settings written out as ``name=value`` pairs joined by commas
+(``depth=2,far_off=no``); each is a :class:`~demine.BestSettings` value built from the defaults,
+so no variant can inherit another's settings, and the players reach the worker processes as
+picklable specs (any start method). Every variant plays the same boards (the seed), so the
+comparison is paired: for each pair of variants it prints the boards only one of them won and the
+two-sided sign test. With ``--record-dir`` each variant's results also go to
+``DIR/VARIANT.jsonl``, one line per game as ``demine bench --record`` writes them (so
+``benchmarks/pair_records.py`` can pair them with a ``demine bench`` run of the same seed).
+
+The variants that were measured and not adopted, and whose code has left ``best``, are in the
+research log with the commit where their code last lived.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-import demine.players.best as best
-import demine.players.longterm as longterm
 from boards import add_board_options, board_specs
+from demine import BestSettings, PlayerSpec
 from demine.bench import bench, paired
-from demine.players import Player, register
+from demine.bench.records import write_results
+from demine.errors import DemineError
 
 #: `best`'s two endgame searches (exact and sampled) switched off.
-NO_ENDGAME = {"ENDGAME_LAYOUTS": 1, "SAMPLED_LAYOUTS": 0}
+NO_ENDGAME: dict[str, Any] = {"endgame_layouts": 1, "sampled_layouts": 0}
 #: The steps of `best` that minesolve's pure search lacks, switched off (the ``pure`` variants).
-_PURE = {**NO_ENDGAME, "LONG_TERM_RISK": False, "FAR_OFF": False}
+_PURE: dict[str, Any] = {**NO_ENDGAME, "long_term_risk": False, "far_off": False}
+#: Every candidate minesolve weighs: every frontier cell at the root and inside.
+_FULLWIDE: dict[str, Any] = {"candidate_share": 0.0, "max_candidates": 10**6, "inner_candidates": 10**6}
 
+#: Named settings (fields of BestSettings that differ from the defaults); None: the exact player.
 VARIANTS: dict[str, dict[str, Any] | None] = {
     "current": {},
     "exact": None,  # the exact player, for reference
-    "progress": {"SCORE": "progress"},  # safety x (1 + 0.2 x chance a safe cell appears)
-    "both": {"SCORE": "both"},  # the two-guess score times that bonus
-    "endgame60": {"ENDGAME_LAYOUTS": 60, "ENDGAME_NODES": 20_000},  # the default before 2026-11-23
-    "endgame300": {"ENDGAME_LAYOUTS": 300, "ENDGAME_NODES": 100_000},
-    "endgame1000": {"ENDGAME_LAYOUTS": 1000, "ENDGAME_NODES": 200_000},
-    "wide": {"CANDIDATE_SHARE": 0.8, "MAX_CANDIDATES": 12, "MAX_OFF_CANDIDATES": 4},
-    "longterm": {"LONG_TERM": True},  # outcomes that leave a forced 50/50 count half
-    "ltr": {"LONG_TERM_RISK": True},  # structures that end in a coin toss (solvers/longterm.py)
-    "noltr": {"LONG_TERM_RISK": False},  # without them (on by default since they were measured)
-    "credit1": {"longterm.CREDIT_WEIGHT": 1},  # the whole credit counted (default 9/10)
-    "blend": {"NEXT": "blend"},  # an outcome is worth 4/5 of the best safety + 1/5 of the second
-    "ltrblend": {"LONG_TERM_RISK": True, "NEXT": "blend"},
-    "deadlast": {"DEAD_LAST": True},  # a dead candidate only when no live one is left
-    "near": {"NEAR_OFF": 4},  # also 4 off-frontier cells two steps from a number
-    "tieonly": {"CANDIDATE_SHARE": 1.0},  # the look-ahead chooses only among the safest cells
-    "nofar": {"FAR_OFF": False},  # equal off-frontier cells in reading order (the farthest since 2026-11-23)
-    "nosample": {"SAMPLED_LAYOUTS": 0},  # no sampled endgame (on since 2026-11-24)
-    "sample50k": {"SAMPLED_LAYOUTS": 50_000},  # the sampled endgame up to 50,000 layouts
+    "endgame60": {"endgame_layouts": 60, "endgame_nodes": 20_000},  # the default before 2026-11-23
+    "endgame300": {"endgame_layouts": 300, "endgame_nodes": 100_000},
+    "endgame1000": {"endgame_layouts": 1000, "endgame_nodes": 200_000},
+    "wide": {"candidate_share": 0.8, "max_candidates": 12, "max_off_candidates": 4},
+    "noltr": {"long_term_risk": False},  # without long-term risk (on by default since measured)
+    "credit1": {"credit_weight": Fraction(1)},  # the whole long-term credit counted (default 9/10)
+    "tieonly": {"candidate_share": 1.0},  # the look-ahead chooses only among the safest cells
+    "nofar": {"far_off": False},  # equal off-frontier cells in reading order
+    "nosample": {"sampled_layouts": 0},  # no sampled endgame (on since 2026-11-24)
+    "sample50k": {"sampled_layouts": 50_000},  # the sampled endgame up to 50,000 layouts
     # the sampled endgame from 1000 draws instead of 500 (a larger node budget, which it needs)
-    "sample1000": {"ENDGAME_SAMPLE": 1000, "ENDGAME_NODES": 200_000},
+    "sample1000": {"endgame_sample": 1000, "endgame_nodes": 200_000},
     # and the exact endgame up to 1000 layouts
-    "exact1000": {"ENDGAME_LAYOUTS": 1000, "ENDGAME_SAMPLE": 1000, "ENDGAME_NODES": 200_000},
-    # D. N. Hill's Java solver's weight of progress: x (1 + 0.001 x the chance a safe cell appears)
-    "tinyprogress": {"SCORE": "both", "PROGRESS_WEIGHT": Fraction(1, 1000)},
-    # three reveals ahead (minesolve's depth 3: survive three reveals, a free one counting); the
-    # default since 2026-11-24, so "depth2" is the look-ahead before it
-    "depth3": {"DEPTH": 3},
-    "depth2": {"DEPTH": 2},
+    "exact1000": {"endgame_layouts": 1000, "endgame_sample": 1000, "endgame_nodes": 200_000},
+    "depth2": {"depth": 2},  # two reveals ahead (the default before 2026-11-24)
     # three reveals without long-term risk and the sampled endgame (nearer minesolve's pure search)
-    "bare3": {"DEPTH": 3, "LONG_TERM_RISK": False, "SAMPLED_LAYOUTS": 0},
-    # nearer still: no endgame search of either kind, no long-term risk, equal off-frontier cells
-    # in reading order (minesolve's depths 2 and 3, with `best`'s candidates and 50/50 rule)
-    "pure2": {**_PURE, "DEPTH": 2},
-    "pure3": {**_PURE, "DEPTH": 3},
+    "bare3": {"long_term_risk": False, "sampled_layouts": 0},
+    # nearer still: no endgame search, no long-term risk, equal off-frontier cells in reading order
+    "pure2": {**_PURE, "depth": 2},
+    "pure3": {**_PURE},
     # the same with the exact endgame from 500 layouts (is depth 3's gain the endgame's?)
-    "pure2e": {**_PURE, "DEPTH": 2, "ENDGAME_LAYOUTS": best.ENDGAME_LAYOUTS},
-    "pure3e": {**_PURE, "DEPTH": 3, "ENDGAME_LAYOUTS": best.ENDGAME_LAYOUTS},
-    # `best` without the sampled endgame and the far-corner tie (long-term risk kept)
-    "lean": {"SAMPLED_LAYOUTS": 0, "FAR_OFF": False},
-    # and from every candidate minesolve weighs: every frontier cell at the root and inside
-    "fullwide": {"CANDIDATE_SHARE": 0.0, "MAX_CANDIDATES": 10**6, "INNER_CANDIDATES": 10**6},
+    "pure2e": {**_PURE, "depth": 2, "endgame_layouts": 500},
+    "pure3e": {**_PURE, "endgame_layouts": 500},
+    # without the sampled endgame and the far-corner tie (long-term risk kept)
+    "lean": {"sampled_layouts": 0, "far_off": False},
+    "fullwide": _FULLWIDE,
     # and every covered cell off the frontier too
-    "everycell": {
-        "CANDIDATE_SHARE": 0.0,
-        "MAX_CANDIDATES": 10**6,
-        "INNER_CANDIDATES": 10**6,
-        "MAX_OFF_CANDIDATES": 10**6,
-    },
-    # every covered cell off the frontier weighed (`best` weighs the 2 likeliest to open), and
-    # the frontier as usual
-    "alloff": {"MAX_OFF_CANDIDATES": 10**6},
-    # every off-frontier cell only when there are at most 30 of them (D. N. Hill's rule)
-    "fewoff": {"ALL_OFF_BELOW": 30},
-    # among several pseudo 50/50 cells, the first found (before 2026-11-24 evening), not the one
-    # whose number tells the most
-    "firstpseudo": {"PSEUDO_CHOICE": False},
-    # and from more candidates: 80% of the best safety, 12 + 4 at the root, 10 frontier cells inside
+    "everycell": {**_FULLWIDE, "max_off_candidates": 10**6},
+    # every covered cell off the frontier weighed (best weighs the 2 likeliest to open)
+    "alloff": {"max_off_candidates": 10**6},
+    # from more candidates: 80% of the best safety, 12 + 4 at the root, 10 frontier cells inside
     "depth3wide": {
-        "DEPTH": 3,
-        "CANDIDATE_SHARE": 0.8,
-        "MAX_CANDIDATES": 12,
-        "MAX_OFF_CANDIDATES": 4,
-        "INNER_CANDIDATES": 10,
+        "candidate_share": 0.8,
+        "max_candidates": 12,
+        "max_off_candidates": 4,
+        "inner_candidates": 10,
     },
 }
 
 
-def _module(key: str) -> tuple[Any, str]:
-    module, _, name = key.rpartition(".")
-    return (longterm if module == "longterm" else best), name
-
-
-#: Every constant some variant sets, at its default (read when this module is imported). Each
-#: variant starts from these: the settings live in the module, so without the reset a variant
-#: would inherit the ones of the variant run before it in the same process (the pool's workers
-#: are forked from it).
-DEFAULTS: dict[str, Any] = {
-    k: getattr(*_module(k)) for settings in VARIANTS.values() if settings for k in settings
-}
-
-
-def _factory(settings: dict[str, Any]) -> Callable[[], Player]:
-    def make() -> Player:
-        for k, v in {**DEFAULTS, **settings}.items():
-            setattr(*_module(k), v)
-        return best.BestPlayer()
-
-    return make
+def variant_spec(name: str) -> PlayerSpec:
+    """The player a variant names: one of :data:`VARIANTS`, or ``name=value`` pairs joined by
+    commas (:class:`DemineError` naming the problem otherwise)."""
+    if name in VARIANTS:
+        changes = VARIANTS[name]
+        return PlayerSpec("exact") if changes is None else PlayerSpec("best", BestSettings(**changes))
+    if "=" in name:
+        return PlayerSpec("best", BestSettings.parse(name.split(",")))
+    raise DemineError(f"unknown variant {name!r}: one of {', '.join(VARIANTS)}, or NAME=VALUE[,NAME=VALUE]")
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("variants", nargs="+", choices=sorted(VARIANTS))
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("variants", nargs="+", help="names above, or NAME=VALUE[,NAME=VALUE] settings")
     add_board_options(ap, "exp1")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--record-dir", type=Path, help="write DIR/VARIANT.jsonl, one line per game")
     ns = ap.parse_args()
     if ns.record_dir is not None and not ns.record_dir.is_dir():
         raise SystemExit(f"--record-dir {ns.record_dir}: not a directory")
+    try:
+        players = {name: variant_spec(name) for name in ns.variants}
+    except DemineError as e:
+        raise SystemExit(str(e)) from None
     specs = board_specs(ns)
     results = {}
-    for name in ns.variants:
-        settings = VARIANTS[name]
-        player = "exact" if settings is None else f"variant-{name}"
-        if settings is not None:
-            register(player, _factory(settings), name)
+    for name, player in players.items():
         summary, res = bench(player, specs, jobs=ns.jobs)
         results[name] = res
         if ns.record_dir is not None:
-            lines = [json.dumps({"player": "best", "variant": name, **r.to_json()}) + "\n" for r in res]
-            (ns.record_dir / f"{name}.jsonl").write_text("".join(lines), encoding="utf-8")
+            write_results(ns.record_dir / f"{name}.jsonl", str(player), res, variant=name)
         rate = 100 * summary.win_rate
         print(f"{name}: {summary.wins}/{summary.games} = {rate:.2f}%, {summary.ms_per_game:.1f} ms/game")
     for i, a in enumerate(ns.variants):

@@ -15,20 +15,25 @@ from demine.analysis.constraints import position_system
 from demine.analysis.enumerate import enumerate_layouts, sample_layouts
 from demine.bench import generated_specs, play_game
 from demine.engine.position import COVERED
-from demine.players import best as best_module
+from demine.players import PlayerSpec
 from demine.players.best import (
     BestPlayer,
+    BestSettings,
+    Endgame,
     FastPlayer,
     Follower,
-    _outcomes,
-    _pair_safe,
-    _quick_safe,
-    _steps_to_revealed,
+    Hooks,
+    Ranked,
     best_move,
     endgame,
     forced_fifty,
+    look_ahead,
     sampled_endgame,
 )
+from demine.players.best import lookahead as lookahead_module
+from demine.players.best.lookahead import _outcomes
+from demine.players.best.moves import _steps_to_revealed
+from demine.players.best.play import _pair_safe, _quick_safe
 from tests.helpers import brute_force
 
 # Positions found by playing seeded beginner games (see the comments for what each shows).
@@ -93,12 +98,12 @@ def test_a_pair_tied_by_a_number_to_other_covered_cells_is_not_forced(
     a = analyze(p)
     assert forced_fifty(p, a) is None
     # the exact game tree agrees: opening either cell of the pair now gives a lower chance to win
-    search = best_module._Endgame.of(p, enumerate_layouts(p, 1000))
+    search = Endgame.of(p, enumerate_layouts(p, 1000))
     everything = (1 << search.size) - 1
     pair = [p.geometry.cell(r, c) for r, c in cells]
     assert all(a.probability(c) == Fraction(1, 2) for c in pair)
     best_chance = search.win(everything)
-    assert all(search._value(c, everything, search.size) < best_chance - 0.01 for c in pair)
+    assert all(search.value(c, everything, search.size) < best_chance - 0.01 for c in pair)
 
 
 def test_a_dead_cell_is_not_chosen_while_a_live_one_of_equal_safety_exists() -> None:
@@ -190,7 +195,7 @@ def test_the_endgame_search_finds_the_best_move(text: str, riskier: bool) -> Non
 def test_the_pruned_search_agrees_with_a_plain_one() -> None:
     # the search prunes moves that cannot beat the best found; the plain search above tries all.
     # Random observation tables, where the safest move is often not the best, and random endgames.
-    from demine.players.best import _Endgame
+    from demine.players.best import Endgame as _Endgame
     from tests.helpers import random_position
 
     rng = random.Random(11)
@@ -279,27 +284,26 @@ def test_sampling_needs_no_list_of_layouts_but_gives_up_past_its_assignments() -
 
 @pytest.mark.parametrize("text, riskier", ENDGAMES)
 def test_the_sampled_endgame_plays_the_best_move_when_the_sample_holds_every_layout(
-    text: str, riskier: bool, monkeypatch: pytest.MonkeyPatch
+    text: str, riskier: bool
 ) -> None:
     p = Position.from_text(text)
     a = analyze(p)
     layouts = enumerate_layouts(p, 100)
     assert layouts is not None
-    monkeypatch.setattr(best_module, "ENDGAME_LAYOUTS", 2)  # too many layouts for the exact search
-    monkeypatch.setattr(best_module, "ENDGAME_SAMPLE", 2000)  # so many draws that all come up
-    bm = sampled_endgame(p, a)
+    # too many layouts for the exact search, and so many draws that all come up
+    every = BestSettings(endgame_layouts=2, endgame_sample=2000)
+    bm = sampled_endgame(p, a, every)
     assert bm is not None and bm.reason == "sampled endgame" and bm.win_probability is None
     obs = _observations(p, layouts)
     assert _move_value(layouts, obs, bm.move.cell) == _tree_value(layouts, obs)
     assert bm.mine_probability == pytest.approx(float(a.probability(bm.move.cell)))
     # a small sample gives some guess, the same one every time for the same position
-    monkeypatch.setattr(best_module, "ENDGAME_SAMPLE", 3)
-    small = sampled_endgame(p, a)
+    few = every.replace(endgame_sample=3)
+    small = sampled_endgame(p, a, few)
     assert small is not None and small.reason == "sampled endgame"
     assert p.states[small.move.cell] == COVERED and small.move.cell not in a.mines
-    assert sampled_endgame(p, a) == small
-    monkeypatch.setattr(best_module, "SAMPLED_LAYOUTS", 2)  # off
-    assert sampled_endgame(p, a) is None
+    assert sampled_endgame(p, a, few) == small
+    assert sampled_endgame(p, a, few.replace(sampled_layouts=2)) is None  # off
 
 
 def test_best_opens_safe_cells_and_flags_only_proven_mines() -> None:
@@ -398,11 +402,17 @@ def test_what_the_pair_rule_opens_and_flags_is_proven() -> None:
 @pytest.mark.parametrize("player", ["fast", "best"])
 def test_trying_the_pair_rule_first_changes_no_guess(player: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # a speed-only change: the same cells are guessed in the same order, with or without it
+    from demine.players.best import play
+
     def guesses(on: bool) -> list[list[tuple[str, int, int]]]:
-        monkeypatch.setattr(best_module, "PAIR_FIRST", on)
+        # best takes it as a setting; fast always tries it, so its switch is patched here
+        spec_player = PlayerSpec(player, BestSettings(pair_first=on)) if player == "best" else player
+        if player == "fast":
+            real = play._decide
+            monkeypatch.setattr(play, "_decide", lambda *args: real(*args[:4], on))
         out = []
         for spec in generated_specs(16, 16, 40, "safe", None, 12, "pairfirst"):
-            g = play_game(spec, player, keep_record=True).game
+            g = play_game(spec, spec_player, keep_record=True).game
             assert g is not None
             out.append(
                 [(m[0], m[1], m[2]) for m in g["moves"] if m[0] == "reveal" and m[3] not in ("safe", "start")]
@@ -414,13 +424,15 @@ def test_trying_the_pair_rule_first_changes_no_guess(player: str, monkeypatch: p
     assert guesses(True) == off
 
 
-def _positions(width: int, height: int, mines: int, games: int, seed: str) -> Iterator[Position]:
+def _positions(
+    width: int, height: int, mines: int, games: int, seed: str, settings: BestSettings | None = None
+) -> Iterator[Position]:
     """Every position of seeded games (safe rule) as ``best`` plays them; each is yielded before
     the player moves on from it."""
     for spec in generated_specs(width, height, mines, "safe", None, games, seed):
         game = spec.game()
         game.reveal(spec.start)
-        player = BestPlayer()
+        player = BestPlayer(settings or BestSettings())
         rng = random.Random(0)
         while not game.over:
             p = game.position()
@@ -441,22 +453,19 @@ def _positions(width: int, height: int, mines: int, games: int, seed: str) -> It
     ],
 )
 def test_recording_the_ranking_prunes_nothing_and_changes_no_move(
-    monkeypatch: pytest.MonkeyPatch, depth: int, size: tuple[int, int, int], games: int, seed: str
+    depth: int, size: tuple[int, int, int], games: int, seed: str
 ) -> None:
-    # benchmarks/forks.py reads every candidate's two-guess score from RANKING; pruning is sound,
-    # so the unpruned search must play the same move, and with DEPTH = 2 that move must top the
+    # a hook that records every candidate's two-guess score turns pruning off; pruning is sound,
+    # so the unpruned search must play the same move, and with depth 2 that move must top the
     # recorded ranking (with 3 the deeper ranking decides)
-    monkeypatch.setattr(best_module, "DEPTH", depth)
+    settings = BestSettings(depth=depth)
     checked = 0
-    for p in _positions(*size, games, seed):
+    for p in _positions(*size, games, seed, settings):
         if analyze(p).safe:
             continue
-        monkeypatch.setattr(best_module, "RANKING", None)
-        plain = best_move(p)
-        ranking: list[best_module.Ranked] = []
-        monkeypatch.setattr(best_module, "RANKING", ranking)
-        recorded = best_move(p)
-        monkeypatch.setattr(best_module, "RANKING", None)
+        plain = best_move(p, settings=settings)
+        ranking: list[Ranked] = []
+        recorded = best_move(p, settings=settings, hooks=Hooks(on_ranked=ranking.append))
         if plain.reason == "look-ahead":
             assert recorded.move == plain.move
             if depth == 2:
@@ -473,7 +482,7 @@ def test_a_slow_analysis_does_not_drop_its_candidate_while_the_budget_lasts(
     # A process can stall (collection, a busy machine). Each outcome's analysis is made to need
     # 0.15 s here: one given less returns past its budget (approximate), as a stalled one would.
     # The look-ahead's 2 s are shared by its candidates, so none may be left out for that.
-    real = best_module.solve_system
+    real = lookahead_module.solve_system
     need = 0.15
 
     def slow(system, limit=None, **kw):  # type: ignore[no-untyped-def]
@@ -487,13 +496,11 @@ def test_a_slow_analysis_does_not_drop_its_candidate_while_the_budget_lasts(
             continue
         rankings = []
         for patched in (False, True):
-            monkeypatch.setattr(best_module, "solve_system", slow if patched else real)
-            ranking: list[best_module.Ranked] = []
-            monkeypatch.setattr(best_module, "RANKING", ranking)
-            move = best_move(p, Limit(seconds=2.0))
+            monkeypatch.setattr(lookahead_module, "solve_system", slow if patched else real)
+            ranking: list[Ranked] = []
+            move = best_move(p, Limit(seconds=2.0), hooks=Hooks(on_ranked=ranking.append))
             rankings.append((move, sorted(r.cell for r in ranking)))
-        monkeypatch.setattr(best_module, "solve_system", real)
-        monkeypatch.setattr(best_module, "RANKING", None)
+        monkeypatch.setattr(lookahead_module, "solve_system", real)
         assert rankings[0] == rankings[1]
         if rankings[0][0].reason == "look-ahead" and len(rankings[0][1]) >= 4:
             checked += 1  # 2 s / (4 x 4 candidates) < 0.15 s: a split budget would drop
@@ -529,7 +536,7 @@ def _split(p: Position, layouts: list[frozenset[int]], cell: int) -> dict[int, l
 
 def _survive(p: Position, layouts: list[frozenset[int]], steps: int, root: int | None = None) -> Fraction:
     """By brute force over ``layouts``: the chance to survive ``steps`` more reveals as
-    ``DEPTH = 3`` defines it (two proven safe cells: 1; one: it is opened, using a step; else the
+    ``depth=3`` defines it (two proven safe cells: 1; one: it is opened, using a step; else the
     best candidate: every frontier cell and the off-frontier cell with fewest hidden neighbours).
     With ``root``, that cell is the first reveal."""
     if steps == 0:
@@ -562,21 +569,19 @@ def _survive(p: Position, layouts: list[frozenset[int]], steps: int, root: int |
     return best
 
 
-def test_three_guesses_ahead_agree_with_brute_force(monkeypatch: pytest.MonkeyPatch) -> None:
-    # DEPTH = 3 scores a candidate by the chance to survive it and the best two reveals after it;
+def test_three_guesses_ahead_agree_with_brute_force() -> None:
+    # depth 3 scores a candidate by the chance to survive it and the best two reveals after it;
     # its pruning must be sound: the cell it plays has the best such chance of all the
     # candidates it weighed, and that chance is what brute force over the layouts gives
-    monkeypatch.setattr(best_module, "DEPTH", 3)
-    monkeypatch.setattr(best_module, "INNER_CANDIDATES", 100)
+    settings = BestSettings(depth=3, inner_candidates=100)
     checked = 0
     for p in _positions(5, 4, 4, 60, "depth3"):
         a = analyze(p)
         if a.safe or a.solutions is None:
             continue
-        ranking: list[best_module.Ranked] = []
-        monkeypatch.setattr(best_module, "RANKING", ranking)
-        found = best_module.look_ahead(p, a, Limit(), None, position_system(p))
-        monkeypatch.setattr(best_module, "RANKING", None)
+        ranking: list[Ranked] = []
+        hooks = Hooks(on_ranked=ranking.append)
+        found = look_ahead(p, a, Limit(), None, position_system(p), settings, hooks)
         if found is None or len(ranking) < 2:
             continue
         layouts = _consistent(p)
@@ -586,37 +591,3 @@ def test_three_guesses_ahead_agree_with_brute_force(monkeypatch: pytest.MonkeyPa
         assert float(max(want.values())) == pytest.approx(found.survive, abs=1e-9)
         checked += 1
     assert checked >= 15
-
-
-def test_with_few_cells_off_the_frontier_every_one_is_weighed(monkeypatch: pytest.MonkeyPatch) -> None:
-    # ALL_OFF_BELOW (off by default; the `fewoff` variant): with at most that many covered cells
-    # off the frontier, each is a look-ahead candidate, not only the MAX_OFF_CANDIDATES likeliest
-    # to open
-    checked = 0
-    for p in _positions(30, 16, 99, 40, "fewoff"):
-        a = analyze(p)
-        if a.safe:
-            continue
-        nb = p.geometry.neighbours
-        off = {
-            c
-            for c in range(p.cells)
-            if p.states[c] == COVERED and c not in a.mines and all(p.states[d] >= COVERED for d in nb(c))
-        }
-        if not best_module.MAX_OFF_CANDIDATES < len(off) <= 30:
-            continue
-        weighed = []
-        for below in (0, 30):
-            monkeypatch.setattr(best_module, "ALL_OFF_BELOW", below)
-            ranking: list[best_module.Ranked] = []
-            monkeypatch.setattr(best_module, "RANKING", ranking)
-            move = best_move(p)
-            monkeypatch.setattr(best_module, "RANKING", None)
-            weighed.append((move.reason, {r.cell for r in ranking if r.off_frontier}))
-        (reason0, few), (reason30, every) = weighed
-        if reason0 != "look-ahead" or reason30 != "look-ahead" or not few:
-            continue  # the off-frontier cells are not within reach of the best safety here
-        assert every <= off and len(few) <= best_module.MAX_OFF_CANDIDATES
-        assert few < every == off
-        checked += 1
-    assert checked >= 2

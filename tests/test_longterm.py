@@ -16,7 +16,8 @@ from demine.analysis.constraints import position_system
 from demine.engine.grid import geometry
 from demine.engine.position import COVERED, FLAG
 from demine.errors import InconsistentPosition
-from demine.players.best import best_move, forced_fifty
+from demine.players.best import BestSettings, best_move, forced_fifty
+from demine.players.best.lookahead import most_telling
 from demine.players.longterm import Influence, Structure
 from tests.helpers import random_position
 
@@ -144,9 +145,7 @@ PSEUDO_CHOICES = [
 
 
 @pytest.mark.parametrize("text", PSEUDO_CHOICES)
-def test_of_several_pseudo_fifties_one_whose_number_tells_is_chosen(
-    text: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_of_several_pseudo_fifties_one_whose_number_tells_is_chosen(text: str) -> None:
     p = Position.from_text(text)
     a = analyze(p)
     system = position_system(p)
@@ -154,24 +153,17 @@ def test_of_several_pseudo_fifties_one_whose_number_tells_is_chosen(
     assert len(cells) > 1
     # the exact game tree: the chosen cell is a best move, the first one found (the old choice) is not
     lays = [frozenset(lay) for lay in _layouts(p)]
-    search = best._Endgame.of(p, lays)
+    search = best.Endgame.of(p, lays)
     everything = (1 << len(lays)) - 1
-    values = {c: search._value(c, everything, len(lays)) for c in cells}
-    want = best._most_telling(p, cells, Limit(seconds=5), system, None)
+    values = {c: search.value(c, everything, len(lays)) for c in cells}
+    want = most_telling(p, cells, Limit(seconds=5), system, None)
     assert values[want] == max(values.values()) > values[cells[0]]
     # and best plays it when the endgame search is left out
-    monkeypatch.setattr(best, "ENDGAME_LAYOUTS", 1)
-    monkeypatch.setattr(best, "SAMPLED_LAYOUTS", 0)
-    monkeypatch.setattr(best, "LONG_TERM_RISK", True)
-    bm = best_move(p, Limit(seconds=5))
+    bm = best_move(p, Limit(seconds=5), settings=BestSettings(endgame_layouts=1, sampled_layouts=0))
     assert (bm.reason, bm.move.cell) == ("50-50", want)
-    monkeypatch.setattr(best, "PSEUDO_CHOICE", False)
-    assert best_move(p, Limit(seconds=5)).move.cell == cells[0] != want
 
 
-def test_a_coin_toss_hidden_behind_covered_cells_is_taken_before_safer_guesses(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_coin_toss_hidden_behind_covered_cells_is_taken_before_safer_guesses() -> None:
     p = Position.from_text(HIDDEN_FIFTY)
     a = analyze(p)
     assert not a.safe
@@ -181,11 +173,9 @@ def test_a_coin_toss_hidden_behind_covered_cells_is_taken_before_safer_guesses(
     inf = Influence(p, a, position_system(p))
     pseudos = inf.pseudos()
     assert pseudos and pseudos[0] in pair
-    monkeypatch.setattr(best, "LONG_TERM_RISK", True)
-    bm = best_move(p, Limit(seconds=5))
+    bm = best_move(p, Limit(seconds=5), settings=BestSettings(long_term_risk=True))
     assert bm.reason == "50-50" and bm.move.cell in pair
-    monkeypatch.setattr(best, "LONG_TERM_RISK", False)
-    assert best_move(p, Limit(seconds=5)).move.cell not in pair
+    assert best_move(p, Limit(seconds=5), settings=BestSettings(long_term_risk=False)).move.cell not in pair
 
 
 @cases

@@ -50,12 +50,12 @@ def test_a_players_losses_add_up_to_its_gap_to_perfect_play(perfect: ModuleType)
     lays = perfect.layouts(geo, 3, "safe", 0)
     search, best_chance = perfect.perfect_play(geo, lays)
     # the look-ahead alone, two reveals deep (no endgame search): it gives some games away
-    pure2 = perfect.play_all(search, lays, geo, "safe", 0, perfect.VARIANTS["pure2"])
+    pure2 = perfect.play_all(search, lays, geo, "safe", 0, perfect.variant_spec("pure2"))
     gap = best_chance - pure2.wins / len(lays)
     assert gap > 0.01
     assert sum(pure2.lost_by_reason.values()) / len(lays) == pytest.approx(gap, abs=1e-9)
     assert set(pure2.lost_by_reason) == {"look-ahead"}
     # 364 layouts: `best`'s exact endgame search plays every guess, so it plays perfectly
-    current = perfect.play_all(search, lays, geo, "safe", 0, perfect.VARIANTS["current"])
+    current = perfect.play_all(search, lays, geo, "safe", 0, perfect.variant_spec("current"))
     assert current.wins / len(lays) == pytest.approx(best_chance, abs=1e-12)
     assert sum(current.lost_by_reason.values()) == 0

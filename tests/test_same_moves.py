@@ -44,11 +44,11 @@ def make_player(name: str) -> Player:
     if name == "best":
         from demine.players.best import BestPlayer
 
-        return BestPlayer(Limit())
+        return BestPlayer(limit=Limit())
     if name == "exact":
         from demine.players.exact_player import ExactPlayer
 
-        return ExactPlayer(Limit())
+        return ExactPlayer(limit=Limit())
     return find_solver(name)
 
 

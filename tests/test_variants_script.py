@@ -1,14 +1,15 @@
-"""benchmarks/variants.py: each variant plays with its own settings and the defaults for the rest."""
+"""benchmarks/variants.py: each variant is a settings value built from the defaults."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from fractions import Fraction
 from types import ModuleType
 
 import pytest
 
-import demine.players.best as best
-import demine.players.longterm as longterm
+from demine import BestSettings, PlayerSpec
+from demine.errors import DemineError
 from tests.helpers import benchmark_script
 
 
@@ -18,14 +19,20 @@ def variants() -> Iterator[ModuleType]:
         yield module
 
 
-def test_a_variant_does_not_inherit_the_settings_of_the_one_before(variants: ModuleType) -> None:
-    default_depth, default_credit = best.DEPTH, longterm.CREDIT_WEIGHT
-    variants._factory(variants.VARIANTS["depth2"])()
-    assert best.DEPTH == 2 != default_depth
-    variants._factory(variants.VARIANTS["current"])()
-    assert default_depth == best.DEPTH
-    variants._factory(variants.VARIANTS["credit1"])()
-    assert longterm.CREDIT_WEIGHT == 1 != default_credit
-    variants._factory(variants.VARIANTS["wide"])()
-    assert default_credit == longterm.CREDIT_WEIGHT
-    assert variants.VARIANTS["wide"]["CANDIDATE_SHARE"] == best.CANDIDATE_SHARE
+def test_each_variant_is_the_defaults_with_its_own_changes(variants: ModuleType) -> None:
+    assert variants.variant_spec("depth2") == PlayerSpec("best", BestSettings(depth=2))
+    assert variants.variant_spec("credit1").settings.credit_weight == Fraction(1)
+    # a variant named after another is still the defaults for everything it does not set
+    variants.variant_spec("wide")
+    assert variants.variant_spec("current") == PlayerSpec("best", BestSettings())
+    assert variants.variant_spec("exact") == PlayerSpec("exact")
+
+
+def test_a_variant_can_be_written_as_settings(variants: ModuleType) -> None:
+    spec = variants.variant_spec("depth=2,far_off=no")
+    assert spec.settings == BestSettings(depth=2, far_off=False)
+    assert str(spec) == "best(depth=2, far_off=False)"
+    with pytest.raises(DemineError, match="unknown variant 'nosuch'"):
+        variants.variant_spec("nosuch")
+    with pytest.raises(DemineError, match="depth must be 2 or 3"):
+        variants.variant_spec("depth=4")

@@ -29,7 +29,8 @@ from demine.errors import (
     PositionSyntaxError,
     SizeError,
 )
-from demine.players import Decision, Player, available_solvers, find_solver, register
+from demine.players import Decision, Player, PlayerSpec, available_solvers, find_solver, register
+from demine.players.best import BestMove, BestSettings, Hooks, best_move
 
 __version__ = "0.1.0"
 
@@ -38,6 +39,8 @@ __all__ = [
     "FLAG",
     "PRESETS",
     "Analysis",
+    "BestMove",
+    "BestSettings",
     "Board",
     "Decision",
     "DemineError",
@@ -45,12 +48,14 @@ __all__ = [
     "Game",
     "GameRecord",
     "Geometry",
+    "Hooks",
     "IllegalMove",
     "InconsistentPosition",
     "InputError",
     "Limit",
     "Move",
     "Player",
+    "PlayerSpec",
     "Position",
     "PositionSyntaxError",
     "Preset",
@@ -60,6 +65,7 @@ __all__ = [
     "analyze",
     "analyze_constraints",
     "available_solvers",
+    "best_move",
     "board_from_mbf",
     "board_to_mbf",
     "find_solver",

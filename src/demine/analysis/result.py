@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
+from types import MappingProxyType
 from typing import Literal
 
 ReasonKind = Literal["number", "pair", "component", "mine-count"]
@@ -83,6 +84,13 @@ class Analysis:
     def probabilities(self) -> dict[int, Fraction]:
         """Every unknown cell's chance of a mine."""
         return {c: Fraction(n, d) for c, (n, d) in self._prob.items()}
+
+    @property
+    def ratios(self) -> Mapping[int, tuple[int, int]]:
+        """Every unknown cell's chance of a mine as ``(numerator, denominator)``, read only: what
+        a player reads to compare many cells' chances fast (equal pairs are equal chances; a
+        ``Fraction`` per cell is made only when asked for)."""
+        return MappingProxyType(self._prob)
 
     def float_probabilities(self) -> dict[int, float]:
         """Every unknown cell's chance of a mine, as floats."""

@@ -19,11 +19,12 @@ from demine.bench import (
     paired,
     parse_sweep,
 )
+from demine.bench.records import append_result, read_records
 from demine.engine.formats import Board, read_boards
 from demine.engine.game import Game
 from demine.engine.grid import PRESETS, RULES, check_mines, default_start, parse_cell, parse_size
-from demine.errors import DemineError, FormatError
-from demine.players import DEFAULT_PLAYER, available_solvers, find_solver
+from demine.errors import DemineError
+from demine.players import DEFAULT_PLAYER, PlayerSpec, available_solvers, split_players
 
 
 def _positive(text: str) -> int:
@@ -112,7 +113,7 @@ def _progress(total: int, label: str) -> tuple[Callable[[GameResult], None], Cal
 
 def _play_all(
     specs: list[GameSpec],
-    players: list[str],
+    players: list[PlayerSpec],
     ns: argparse.Namespace,
     record: Any,
     measure: bool,
@@ -122,18 +123,18 @@ def _play_all(
     ``done`` (a resumed run) are not played again."""
     summaries = []
     per_player: dict[str, list[GameResult]] = {}
-    for p in players:
+    for spec in players:
+        p = str(spec)
         tick, stop = _progress(len(specs), p)
 
         def on_result(r: GameResult, p: str = p, tick: Callable[[GameResult], None] = tick) -> None:
             tick(r)
             if record is not None:
-                record.write(json.dumps({"player": p, **r.to_json()}) + "\n")
-                record.flush()
+                append_result(record, p, r)
 
         try:
             summary, results = bench(
-                p,
+                spec,
                 specs,
                 jobs=ns.jobs,
                 on_result=on_result,
@@ -152,21 +153,36 @@ def _play_all(
 def _recorded(path: str, players: list[str]) -> dict[str, list[GameResult]]:
     """The results already in a record file, per player (a missing file is an empty one)."""
     out: dict[str, list[GameResult]] = {}
-    try:
-        text = open(path, encoding="utf-8").read()  # noqa: SIM115
-    except FileNotFoundError:
-        return out
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-            result = GameResult.from_json(obj)
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
-            raise FormatError(f"not a bench record line ({e})", lineno, path) from None
-        if obj.get("player") in players:
-            out.setdefault(obj["player"], []).append(result)
+    for line in read_records(path, missing_ok=True):
+        if line.player in players:
+            out.setdefault(line.player, []).append(line.result)
     return out
+
+
+def _players(ns: argparse.Namespace) -> list[PlayerSpec]:
+    """The players of a bench: --player or --compare, each with the --set changes when it takes
+    settings."""
+    texts = split_players(ns.compare) if ns.compare else [ns.player]
+    specs = [PlayerSpec.parse(t) for t in texts]
+    if ns.set:
+        takers = [s for s in specs if _has_settings(s.name)]
+        if not takers:
+            raise DemineError(f"--set: none of {', '.join(texts)} takes settings (best does)")
+        specs = [PlayerSpec.parse(str(s), ns.set) if _has_settings(s.name) else s for s in specs]
+    labels = [str(s) for s in specs]
+    if len(set(labels)) < len(labels):
+        raise DemineError(f"--compare names one player twice: {', '.join(labels)}")
+    return specs
+
+
+def _has_settings(name: str) -> bool:
+    from demine.players import settings_type
+
+    try:
+        settings_type(name)
+    except DemineError:
+        return False
+    return True
 
 
 def _print_summaries(title: str, summaries: list[Summary], measure: bool) -> None:
@@ -223,9 +239,7 @@ def cmd_bench(ns: argparse.Namespace) -> int:
         raise DemineError("--record-moves needs --record FILE")
     if ns.plot and not ns.sweep:
         raise DemineError("--plot draws a sweep: give --sweep too")
-    players = [p.strip() for p in (ns.compare.split(",") if ns.compare else [ns.player])]
-    for p in players:
-        find_solver(p)
+    players = _players(ns)
     if ns.sweep:
         if ns.resume:
             raise DemineError("--resume works with one bench, not with --sweep")
@@ -237,7 +251,7 @@ def cmd_bench(ns: argparse.Namespace) -> int:
     if ns.resume:
         if ns.record and ns.record != ns.resume:
             raise DemineError("--resume FILE appends to FILE: leave out --record or give the same file")
-        done = _recorded(ns.resume, players)
+        done = _recorded(ns.resume, [str(p) for p in players])
         record = open(ns.resume, "a", encoding="utf-8")  # noqa: SIM115
     else:
         record = open(ns.record, "w", encoding="utf-8") if ns.record else None  # noqa: SIM115
@@ -246,10 +260,9 @@ def cmd_bench(ns: argparse.Namespace) -> int:
     finally:
         if record is not None:
             record.close()
+    names = [str(p) for p in players]
     pairs = (
-        [paired(a, per_player[a], b, per_player[b]) for i, a in enumerate(players) for b in players[i + 1 :]]
-        if len(players) == 2
-        else []
+        [paired(names[0], per_player[names[0]], names[1], per_player[names[1]])] if len(names) == 2 else []
     )
     if ns.json:
         out = [s.to_json() for s in summaries]
@@ -269,7 +282,7 @@ def cmd_bench(ns: argparse.Namespace) -> int:
     return 0
 
 
-def _sweep(ns: argparse.Namespace, players: list[str]) -> int:
+def _sweep(ns: argparse.Namespace, players: list[PlayerSpec]) -> int:
     """``bench --sweep NAME=...``: one bench per value, every player on the same boards."""
     if ns.boards:
         raise DemineError("--sweep generates its boards; leave out --boards")
@@ -322,9 +335,17 @@ def _sweep(ns: argparse.Namespace, players: list[str]) -> int:
 
 
 def cmd_players(ns: argparse.Namespace) -> int:
+    from dataclasses import fields
+
+    from demine.players import settings_type
+
     for name, summary in available_solvers().items():
         mark = " (default)" if name == DEFAULT_PLAYER else ""
         print(f"{name}{mark}: {summary}")
+        if _has_settings(name):
+            defaults = settings_type(name)()
+            values = ", ".join(f"{f.name}={getattr(defaults, f.name)}" for f in fields(defaults))
+            print(f"    settings (bench --set FIELD=VALUE): {values}")
     return 0
 
 
@@ -364,7 +385,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--player", default=DEFAULT_PLAYER, help=f"player name (default: {DEFAULT_PLAYER})")
     p.add_argument(
         "--compare",
-        help="comma-separated players to run on the same boards (two: with a paired sign test)",
+        help="comma-separated players to run on the same boards (two: with a paired sign test); "
+        "a player may carry settings: best,best(depth=2)",
+    )
+    p.add_argument(
+        "--set",
+        action="append",
+        metavar="FIELD=VALUE",
+        help="a setting of the player (best's: depth, endgame_layouts, far_off, ...; "
+        "see `demine players`); repeat for several",
     )
     p.add_argument(
         "--forced-share",

@@ -16,7 +16,7 @@ from demine.engine.position import COVERED, FLAG, Position
 from demine.errors import DemineError, FormatError
 
 if TYPE_CHECKING:
-    from demine.players.best import BestMove
+    from demine import BestMove
 
 #: The CLI's default budget per position, in seconds.
 DEFAULT_SECONDS = 10.0
@@ -202,8 +202,8 @@ def best_of(position: Position, a: Analysis, limit: Limit, trust_flags: bool) ->
     """The ``best`` player's move in ``position`` (None when no covered cell is left). Without
     trusted flags it is chosen as if the flags were not there (``a`` analysed them as covered
     cells, which is the same analysis)."""
+    from demine import best_move
     from demine.errors import IllegalMove
-    from demine.players.best import best_move
 
     try:
         return best_move(position if trust_flags else position.without_flags(), limit, analysis=a)

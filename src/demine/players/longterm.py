@@ -36,7 +36,8 @@ from demine.errors import InconsistentPosition
 SCAN_MISSING = 1
 #: ... and that a candidate's credit allows.
 CREDIT_MISSING = 3
-#: The share of the credit counted (the structure may still be avoided in ways not modelled).
+#: The share of the credit counted by default (the structure may still be avoided in ways not
+#: modelled); ``best`` passes its ``BestSettings.credit_weight``.
 CREDIT_WEIGHT = Fraction(9, 10)
 #: The budget of one count.
 COUNT_LIMIT = Limit(seconds=None, states=200_000)
@@ -65,12 +66,15 @@ class Structure:
 class Influence:
     """Structure counts for one position (cached), its pseudo 50/50 and each cell's credit."""
 
-    def __init__(self, position: Position, a: Analysis, system: System) -> None:
+    def __init__(
+        self, position: Position, a: Analysis, system: System, credit_weight: Fraction = CREDIT_WEIGHT
+    ) -> None:
         if a.solutions is None:
             raise ValueError("long-term risk needs an exact analysis")
         self.position = position
         self.a = a
         self.system = system
+        self.credit_weight = credit_weight
         # known mines: proven ones and trusted flags (a doubted flag is an unknown like any other)
         self._known = a.mines | a.known_mines
         self._tally: dict[Structure, int] = {}
@@ -199,7 +203,7 @@ class Influence:
 
     def _mine_tally(self, cell: int) -> tuple[int, int]:
         """(layouts where ``cell`` is a mine, all layouts)."""
-        n, d = self.a._prob[cell]
+        n, d = self.a.ratios[cell]
         total = self.a.solutions or 0
         return total * n // d, total
 
@@ -256,6 +260,6 @@ class Influence:
         return cells
 
     def long_term_safety(self, cell: int) -> Fraction:
-        """``(layouts where cell is safe + CREDIT_WEIGHT x credit) / layouts``."""
+        """``(layouts where cell is safe + credit_weight x credit) / layouts``."""
         mines, total = self._mine_tally(cell)
-        return (total - mines + CREDIT_WEIGHT * self.credit(cell)) / total
+        return (total - mines + self.credit_weight * self.credit(cell)) / total

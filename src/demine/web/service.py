@@ -144,7 +144,7 @@ def permille(cells: int, a: Analysis) -> list[int | None]:
 def best_guess(plain: Position, a: Analysis) -> dict[str, Any]:
     """The ``best`` player's move when no cell is safe: its reason and risk; in the endgame the
     chance to win with best play, after a look-ahead the chance to survive the next reveals."""
-    from demine.players.best import best_move
+    from demine import best_move
 
     bm = best_move(plain, GUESS_LIMIT, analysis=a)
     return {

@@ -1,0 +1,104 @@
+"""Elimination orders for the exact counter: which box of a component to count next, so that few
+constraints are open at once (the counter's states grow with the open constraints, not with the
+component's length)."""
+
+from __future__ import annotations
+
+from demine.analysis.constraints import Component
+
+
+def greedy_order(comp: Component, start: int | None = None) -> list[int]:
+    """A greedy elimination order: next, the box that leaves the fewest constraints open; on ties,
+    the one whose open constraints are nearest to closing."""
+    nb = len(comp.boxes)
+    left = [len(bs) for bs in comp.cons_boxes]  # unprocessed boxes per constraint
+    done = [False] * nb
+    open_: set[int] = set()
+    order: list[int] = []
+    box_cons = comp.box_cons
+    cons_boxes = comp.cons_boxes
+    while len(order) < nb:
+        cand: set[int] = set()
+        for c in open_:
+            for b in cons_boxes[c]:
+                if not done[b]:
+                    cand.add(b)
+        if not cand:
+            if start is not None and not order:
+                best = start
+            else:
+                # a fresh start: the box whose constraints touch the fewest other boxes
+                best = min(
+                    (b for b in range(nb) if not done[b]),
+                    key=lambda b: (sum(len(cons_boxes[c]) for c in box_cons[b]), b),
+                )
+        else:
+            best = -1
+            best_key: tuple[int, float, int] = (0, 0.0, 0)
+            for b in cand:
+                opened = closed = 0
+                near = 0.0
+                for c in box_cons[b]:
+                    if left[c] == 1:
+                        closed += 1
+                    elif c not in open_:
+                        opened += 1
+                    else:
+                        near -= 1.0 / left[c]
+                key = (opened - closed, near, b)
+                if best < 0 or key < best_key:
+                    best, best_key = b, key
+        done[best] = True
+        order.append(best)
+        for c in box_cons[best]:
+            left[c] -= 1
+            if left[c] == 0:
+                open_.discard(c)
+            else:
+                open_.add(c)
+    return order
+
+
+def _order_cost(comp: Component, order: list[int]) -> int:
+    """An estimate of the states an order creates: per step, the product over open constraints
+    of the values each could still take."""
+    left = [len(bs) for bs in comp.cons_boxes]
+    open_: set[int] = set()
+    total = 0
+    values = comp.cons_value
+    for b in order:
+        for c in comp.box_cons[b]:
+            left[c] -= 1
+            if left[c] == 0:
+                open_.discard(c)
+            else:
+                open_.add(c)
+        prod = 1
+        for c in open_:
+            prod *= min(values[c], 4) + 1
+        total += prod
+    return total
+
+
+#: Components whose greedy order is estimated to cost more than this many states try several
+#: start boxes and keep the cheapest order.
+MULTI_START_COST = 5000
+MULTI_STARTS = 8
+
+
+def elimination_order(comp: Component) -> list[int]:
+    """The elimination order for a component (see :func:`greedy_order`)."""
+    order = greedy_order(comp)
+    nb = len(comp.boxes)
+    cost = _order_cost(comp, order)
+    if cost <= MULTI_START_COST:
+        return order
+    cons_boxes, box_cons = comp.cons_boxes, comp.box_cons
+    starts = sorted(range(nb), key=lambda b: (sum(len(cons_boxes[c]) for c in box_cons[b]), b))
+    best, best_cost = order, cost
+    for st in starts[:MULTI_STARTS]:
+        o = greedy_order(comp, st)
+        cost = _order_cost(comp, o)
+        if cost < best_cost:
+            best, best_cost = o, cost
+    return best

@@ -1,0 +1,447 @@
+"""The look-ahead: when no cell is safe and the endgame is out of reach, each candidate guess is
+scored by the chance to survive it and the best next reveals (two or three in all).
+
+The candidates are the frontier cells whose safety is close to the best and the off-frontier cells
+most likely to open a zero (the farthest from what is revealed first); with long-term risk, the
+cells with long-term credit too, each weighed by its long-term safety.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+
+from demine.analysis import Analysis, Limit, analyze
+from demine.analysis.constraints import System, position_system, system_after
+from demine.analysis.exact import CountCache, solve_system
+from demine.engine.game import Move
+from demine.engine.position import COVERED, FLAG, Position
+from demine.errors import InconsistentPosition
+from demine.players.best.moves import (
+    BestMove,
+    distances,
+    neighbour_counts,
+    off_frontier,
+    zero_chance_keys,
+)
+from demine.players.best.settings import NO_HOOKS, BestSettings, Hooks
+from demine.players.longterm import Influence
+
+#: A look-ahead candidate's sort key (the highest is played): its two-guess score, live, lower
+#: probability, farther (with ``far_off``), lower cell.
+RankKey = tuple[Fraction, int, Fraction, int, int]
+#: The deeper ranking's winner so far: its cell, its chance to survive three reveals, its depth-2 key
+Leader = tuple[int, float, RankKey]
+#: One number a candidate could show: its count of layouts, the analysis and the position after.
+Outcome = tuple[int, Analysis, Position]
+
+_DEFAULTS = BestSettings()
+
+
+def _outcomes(
+    position: Position,
+    cell: int,
+    limit: Limit,
+    system: System | None = None,
+    cache: CountCache | None = None,
+    deadline: float | None = None,
+) -> list[Outcome]:
+    """For each number ``cell`` could show: the count of layouts, the analysis afterwards and the
+    position (an approximate analysis, past the budget, is kept with its count 1 so callers can
+    tell). ``system``, when given, is the position's: each outcome's is derived from it, and its
+    components' counts are kept in ``cache`` (one per look-ahead). With ``deadline`` (a
+    ``time.perf_counter()`` value), each analysis may use the time left until then instead of
+    ``limit.seconds``."""
+    st = position.states
+    nb = position.geometry.neighbours(cell)
+    flags = sum(1 for d in nb if st[d] == FLAG)
+    covered = sum(1 for d in nb if st[d] == COVERED)
+    out = []
+    for v in range(flags, flags + covered + 1):
+        after = position.with_state(cell, v)
+        budget = limit
+        if deadline is not None:
+            budget = Limit(seconds=max(0.0, deadline - time.perf_counter()), states=limit.states)
+        try:
+            if system is None:
+                a = analyze(after, limit=budget)
+            else:
+                a = solve_system(system_after(system, after, cell), budget, explain=False, cache=cache)
+        except InconsistentPosition:
+            continue
+        if a.approximate:
+            out.append((1, a, after))
+        elif a.solutions:
+            out.append((a.solutions, a, after))
+    return out
+
+
+def _best_safety(a: Analysis) -> Fraction:
+    """The safety of the best next guess (1 when a safe cell exists)."""
+    if a.safe:
+        return Fraction(1)
+    return 1 - a.min_probability()
+
+
+def look_ahead(
+    position: Position,
+    a: Analysis,
+    limit: Limit,
+    influence: Influence | None = None,
+    system: System | None = None,
+    settings: BestSettings = _DEFAULTS,
+    hooks: Hooks = NO_HOOKS,
+) -> BestMove | None:
+    """Score the candidates by the chance to survive them and the next guess.
+
+    A candidate's score is ``P(safe) * sum over its numbers v of P(v | safe) * S(v)``, where
+    ``S(v)`` is the best safety after it shows ``v`` (1 when a safe cell appears). Candidates are
+    tried safest first, and one is dropped as soon as even a perfect rest could not beat the
+    leader (pruning). With ``depth=3`` the candidates are ranked again by the chance to survive
+    three reveals (:func:`_three_guesses`); only the first cut is made (a candidate whose own
+    safety is below the leader's two-guess score), and a candidate so skipped is scored after all
+    if it is safer than the deeper ranking's winner's value (its safety bounds its own value).
+
+    With ``influence`` (long-term risk, :mod:`demine.players.longterm`), a candidate's own safety
+    is its long-term safety, and cells with long-term credit join the candidates.
+
+    ``limit.seconds`` is the budget of the whole look-ahead, shared by the candidates' analyses:
+    a candidate is left out only once it is spent, so the move does not depend on how busy the
+    machine is unless the look-ahead needs the whole budget."""
+    covered = [c for c in a.unknown if position.states[c] == COVERED]
+    if not covered:
+        return None
+    cache: dict[tuple[int, int], Fraction] = {}
+    ratios = a.ratios
+    depth3 = settings.depth >= 3
+
+    def prob_of(c: int) -> Fraction:
+        nd = ratios[c]
+        f = cache.get(nd)
+        if f is None:
+            f = cache[nd] = Fraction(*nd)
+        return f
+
+    prob = {c: prob_of(c) for c in covered}
+    best_p = a.min_probability()
+    floor = (1 - best_p) * Fraction(settings.candidate_share)
+    zero_key = zero_chance_keys(position)
+    # the cells safe enough to weigh, on the frontier and off it (integer tests, one per
+    # probability: this visits every covered cell)
+    fn, fd = floor.numerator, floor.denominator
+    passes: dict[tuple[int, int], bool] = {}
+    near_ok: list[int] = []
+    off_ok: list[int] = []
+    # off the frontier: every neighbour covered or flagged (none revealed)
+    n_nb = neighbour_counts(position.width, position.height) if position.cells <= 65536 else None
+    for c in covered:
+        nd = ratios[c]
+        ok = passes.get(nd)
+        if ok is None:
+            n, d = nd
+            ok = passes[nd] = (d - n) * fd >= fn * d
+        if ok:
+            is_off = zero_key(c) == n_nb[c] if n_nb is not None else off_frontier(position, c)
+            (off_ok if is_off else near_ok).append(c)
+    frontier = sorted(near_ok, key=lambda c: (prob[c], zero_key(c), c))[: settings.max_candidates]
+    far = distances(position, settings.far_off)
+    off = sorted(off_ok, key=lambda c: (zero_key(c), far(c), c))[: settings.max_off_candidates]
+    chosen = frontier + off
+    safety: dict[int, Fraction] = {}
+    if influence is not None:
+        extra = [c for c in influence.influenced() if c in prob and c not in chosen]
+        safety = {c: influence.long_term_safety(c) for c in chosen + extra}
+        chosen += [c for c in extra if safety[c] >= floor]
+    candidates = sorted(chosen, key=lambda c: (prob[c], zero_key(c), c))
+    if len(candidates) == 1:
+        c = candidates[0]
+        return BestMove(Move("reveal", c), "safest", float(prob[c]))
+    # one budget for the whole look-ahead: a candidate is dropped only when the look-ahead has
+    # used all of it, not when one analysis is slow (a pause of the process used to drop one)
+    deadline = None if limit.seconds is None else time.perf_counter() + limit.seconds
+    # the leader's key: (score, live, lower probability, farther when far_off, lower cell)
+    best_key: RankKey | None = None
+    best_cell = candidates[0]
+    count_cache: CountCache = {}  # the outcomes' component counts, shared by the candidates
+    # with depth 3: each candidate's depth-2 key, cell, own safety and outcomes
+    deep: list[tuple[RankKey, int, float, list[Outcome]]] = []
+
+    def rank_key(c: int, safe_c: Fraction, outs: tuple[int, Fraction, int]) -> RankKey:
+        total, weighted, values = outs
+        live = 1 if values > 1 else 0
+        return (safe_c * (weighted / total), live, -prob[c], -far(c), -c)
+
+    # with depth 3: the candidates skipped for their safety, and that safety
+    waiting: list[tuple[int, Fraction]] = []
+    for c in candidates:
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+        safe_c = safety[c] if c in safety else 1 - prob[c]
+        # (nothing is pruned while a hook records every candidate)
+        beat = None if best_key is None or hooks.on_ranked is not None else best_key[0]
+        if beat is not None and safe_c < beat:
+            # even a certain next move could not beat the leader's two-guess score; that bounds
+            # its deeper value too, but not the leader's, so with depth 3 it waits for the
+            # deeper ranking's winner (below)
+            if depth3:
+                waiting.append((c, safe_c))
+            continue
+        if depth3:
+            # the two-guess score only bounds the deeper one: no candidate is cut on its outcomes
+            beat = None
+        kept: list[Outcome] | None = [] if depth3 else None
+        outs = _outcomes_pruned(position, c, limit, safe_c, beat, system, count_cache, deadline, kept)
+        if outs is None:
+            continue
+        key = rank_key(c, safe_c, outs)
+        if hooks.on_ranked is not None:
+            hooks.on_ranked(Ranked(key, c, float(prob[c]), float(key[0]), c in off, outs[2]))
+        if kept is not None:
+            deep.append((key, c, float(safe_c), kept))
+        if best_key is None or key > best_key:
+            best_key = key
+            best_cell = c
+    if best_key is None:
+        return None
+    if len(deep) + len(waiting) > 1:
+        system = system or position_system(position)
+        inner = settings.inner_candidates
+        found = _three_guesses(position, deep, system, count_cache, deadline, inner)
+        # a skipped candidate safer than the winner's three-reveal value may still beat it
+        # (its own safety bounds its value): it is scored now, safest first, while the budget
+        # lasts (when it runs out here, the winner so far is played)
+        for c, safe_c in sorted(waiting, key=lambda t: -t[1]):
+            if found is None or float(safe_c) < found[1] - TIE:
+                break
+            kept = []
+            outs = _outcomes_pruned(position, c, limit, safe_c, None, system, count_cache, deadline, kept)
+            if outs is None:
+                break
+            entry = (rank_key(c, safe_c, outs), c, float(safe_c), kept)
+            later = _three_guesses(position, [entry], system, count_cache, deadline, inner, found)
+            if later is None:
+                break
+            found = later
+        if found is not None:
+            cell, value, _ = found
+            return BestMove(Move("reveal", cell), "look-ahead", float(prob[cell]), survive=value, reveals=3)
+    return BestMove(
+        Move("reveal", best_cell), "look-ahead", float(prob[best_cell]), survive=float(best_key[0]), reveals=2
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    """One look-ahead candidate as scored (passed to ``Hooks.on_ranked``)."""
+
+    key: RankKey
+    """The look-ahead's sort key: the highest is played."""
+    cell: int
+    probability: float
+    """Its chance of a mine."""
+    score: float
+    """Its two-guess score."""
+    off_frontier: bool
+    numbers: int
+    """How many numbers it could show."""
+
+
+def _outcomes_pruned(
+    position: Position,
+    cell: int,
+    limit: Limit,
+    safe_c: Fraction,
+    beat: Fraction | None,
+    system: System | None = None,
+    cache: CountCache | None = None,
+    deadline: float | None = None,
+    kept: list[Outcome] | None = None,
+) -> tuple[int, Fraction, int] | None:
+    """Sum over the numbers ``cell`` can show of (layouts x best safety afterwards).
+
+    Returns (layouts with the cell safe, the weighted sum, how many numbers are possible), or
+    None when an analysis ran past its budget (``deadline``, see :func:`_outcomes`) or the
+    candidate cannot beat ``beat`` any more."""
+    found = _outcomes(position, cell, limit, system, cache, deadline)
+    if any(o.approximate for _, o, _ in found):
+        return None
+    if kept is not None:
+        kept.extend(found)
+    outs = [(n, _best_safety(o)) for n, o, _ in found]
+    total = sum(n for n, _ in outs)
+    if not total:
+        return None
+    weighted = sum((n * f for n, f in outs), Fraction(0))
+    if beat is not None and safe_c * (weighted / total) < beat:
+        return None
+    return total, weighted, len(outs)
+
+
+#: Three-reveal values (floats) closer than this are equal: the depth-2 ranking decides.
+TIE = 1e-12
+
+
+def _survive_one(a: Analysis) -> float:
+    """The chance to survive one more reveal: 1 with a proven safe cell or nothing left to open
+    (every covered cell a mine: the game is won), else the best safety."""
+    if a.safe:
+        return 1.0
+    p = a.min_probability()
+    return 1.0 if p == 1 else 1.0 - float(p)
+
+
+def _survive_two(
+    position: Position, a: Analysis, system: System, cache: CountCache, deadline: float | None, inner: int
+) -> float | None:
+    """The chance to survive the next two reveals of ``position`` (analysis ``a``, system
+    ``system``), playing the best of a few candidates: with two proven safe cells 1; with one, it
+    is opened and the best safety after its number follows; else the best two-guess score among
+    the ``inner`` safest frontier cells and the off-frontier cell most likely to be a zero. None
+    when the budget (``deadline``) ran out."""
+    if len(a.safe) >= 2:
+        return 1.0
+    if a.safe:
+        (s,) = a.safe
+        worth = _reveal_worth(position, s, system, cache, deadline)
+        if worth is None:
+            return None
+        total, weighted = worth
+        return weighted / total if total else 1.0
+    st = position.states
+    zero_key = zero_chance_keys(position)
+    n_nb = neighbour_counts(position.width, position.height)
+    front: list[tuple[tuple[int, int], int, int]] = []
+    off: tuple[int, int] | None = None
+    off_p: tuple[int, int] | None = None
+    for c, nd in a.ratios.items():
+        if nd[0] == nd[1] or st[c] != COVERED:
+            continue
+        z = zero_key(c)
+        if z == n_nb[c]:
+            if off is None or (z, c) < off:
+                off, off_p = (z, c), nd
+        else:
+            front.append((nd, z, c))
+    if not front and off is None:
+        return 1.0  # every covered cell is a mine: won
+    front.sort(key=lambda t: (Fraction(*t[0]), t[1], t[2]))
+    cands = [(1.0 - t[0][0] / t[0][1], t[2]) for t in front[:inner]]
+    if off is not None and off_p is not None:
+        cands.append((1.0 - off_p[0] / off_p[1], off[1]))
+    cands.sort(key=lambda t: -t[0])
+    best = 0.0
+    for safety, c in cands:
+        if safety <= best:
+            break  # even a certain next reveal could not beat it
+        worth = _reveal_worth(position, c, system, cache, deadline)
+        if worth is None:
+            return None
+        total, weighted = worth
+        if total:
+            best = max(best, safety * weighted / total)
+    return best
+
+
+def _reveal_worth(
+    position: Position, cell: int, system: System, cache: CountCache, deadline: float | None
+) -> tuple[float, float] | None:
+    """Over the numbers ``cell`` can show: the layouts with it safe, and their sum of the chance
+    to survive one more reveal afterwards (both scaled by :func:`_scaled`). None when the budget
+    (``deadline``) ran out."""
+    outs = _outcomes(position, cell, Limit(), system, cache, deadline)
+    if any(o.approximate for _, o, _ in outs):
+        return None
+    weights, total = _scaled([n for n, _, _ in outs])
+    return total, sum(w * _survive_one(o) for w, (_, o, _) in zip(weights, outs, strict=True))
+
+
+#: Layout counts of at most this many bits are used as floats as they are.
+_FLOAT_BITS = 1000
+
+
+def _scaled(counts: list[int]) -> tuple[list[float], float]:
+    """Layout counts and their sum as floats for weighing, all divided by the same power of two
+    when the sum would not fit in a float (a count of layouts can have thousands of digits on a
+    big board). Scaling by a power of two keeps every ratio of the weights, so the chances
+    computed from them are the same; counts that fit are converted as they are (the floats that
+    ``n * x`` and ``x / n`` would use)."""
+    total = sum(counts)
+    shift = total.bit_length() - _FLOAT_BITS
+    if shift <= 0:
+        return [float(n) for n in counts], float(total)
+    scale = 1 << shift
+    return [n / scale for n in counts], total / scale
+
+
+def _three_guesses(
+    position: Position,
+    deep: list[tuple[RankKey, int, float, list[Outcome]]],
+    system: System,
+    cache: CountCache,
+    deadline: float | None,
+    inner: int,
+    leader: Leader | None = None,
+) -> Leader | None:
+    """The candidate with the best chance to survive three reveals (itself, then the best two),
+    that chance and its depth-2 key; None when the budget ran out. ``deep`` holds each
+    candidate's depth-2 key, cell, own safety and outcomes; ``inner`` how many frontier cells
+    the inner level weighs; ``leader`` is one found before, which
+    a candidate of ``deep`` must beat. Values equal to within ``TIE`` are ties, won by the higher
+    depth-2 key. The two-guess score bounds the three-guess one, so candidates go in depth-2 order
+    and stop once none can beat the leader."""
+    deep = sorted(deep, key=lambda t: t[0], reverse=True)
+    best = leader
+    for key, cell, safe_c, found in deep:
+        best_v = -1.0 if best is None else best[1] - TIE
+        if float(key[0]) < best_v:
+            break
+        if not any(n for n, _, _ in found):
+            continue
+        # outcomes with the most layouts first; the rest's two-guess worth bounds what is left
+        found = sorted(found, key=lambda t: -t[0])
+        weights, total = _scaled([n for n, _, _ in found])
+        rest = sum(w * _survive_one(o) for w, (_, o, _) in zip(weights, found, strict=True))
+        acc = 0.0
+        pruned = False
+        for n, (_, o, after) in zip(weights, found, strict=True):
+            rest -= n * _survive_one(o)
+            try:
+                sys2 = system_after(system, after, cell)
+            except InconsistentPosition:
+                continue
+            v2 = _survive_two(after, o, sys2, cache, deadline, inner)
+            if v2 is None:
+                return None
+            acc += n * v2
+            if safe_c * (acc + rest) / total < best_v:
+                pruned = True
+                break
+        if pruned:
+            continue
+        v = safe_c * acc / total
+        if best is None or v > best[1] + TIE or (v >= best[1] - TIE and key > best[2]):
+            best = (cell, v, key)
+    return best
+
+
+def most_telling(
+    position: Position, cells: list[int], limit: Limit, system: System, deadline: float | None
+) -> int:
+    """Of ``cells`` (pseudo 50/50 cells, each costing only a coin toss the game must take anyway),
+    the one whose number, when it is safe, leaves the safest next guess on average: the
+    look-ahead's measure of a candidate's outcomes, its own safety left out (the first in order
+    among equals; a cell whose analyses run past ``deadline`` is left out, as in the look-ahead)."""
+    if len(cells) == 1:
+        return cells[0]
+    cache: CountCache = {}
+    best_cell, best_value = cells[0], Fraction(-1)
+    for c in cells:
+        outs = _outcomes_pruned(position, c, limit, Fraction(1), None, system, cache, deadline)
+        if outs is None:
+            continue
+        total, weighted, _ = outs
+        value = weighted / total
+        if value > best_value:
+            best_cell, best_value = c, value
+    return best_cell

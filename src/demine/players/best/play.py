@@ -1,0 +1,281 @@
+"""``best`` and ``fast`` as players: the hint (:func:`best_move`) and the turn they share (open
+what is proven, flag proven mines, else guess).
+
+``best_move`` decides, in order:
+
+1. **safe**: the lowest cell the exact engine proves safe.
+2. **endgame**: when few layouts remain (``endgame_layouts``), the game tree is searched exactly
+   and the move with the highest chance of winning is played.
+3. **50-50**: a forced 50/50 (two cells holding one mine that no other cell can ever tell apart)
+   is taken at once: waiting cannot help, and further guesses before it only add risk. So is a
+   *pseudo* 50/50 (:mod:`demine.players.longterm`): a cell that is a mine only in layouts where it
+   ends up in such a coin toss anyway (of several, the one whose number tells the most).
+4. **sampled endgame**: with more layouts, up to ``sampled_layouts``, the same search over a
+   uniform sample of them.
+5. **look-ahead** (:mod:`demine.players.best.lookahead`): the safest candidates scored by the
+   chance to survive them and the best next reveals.
+6. **safest**: the lowest-probability cell, when the budget allows nothing better.
+
+``fast`` is exact probabilities and the lowest-probability cell, ties broken toward the cell most
+likely to open a zero.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Iterable
+
+from demine.analysis import Analysis, Limit, analyze
+from demine.analysis.constraints import System, SystemTracker, position_system
+from demine.analysis.exact import solve_system
+from demine.analysis.local import LocalEngine
+from demine.analysis.rules import Propagator
+from demine.engine.game import Move
+from demine.engine.position import COVERED, Position
+from demine.errors import IllegalMove, InconsistentPosition
+from demine.players.base import Decision
+from demine.players.best.endgame import endgame, sampled_endgame
+from demine.players.best.fifty import forced_fifty
+from demine.players.best.lookahead import look_ahead, most_telling
+from demine.players.best.moves import BestMove, safest_move
+from demine.players.best.settings import NO_HOOKS, BestSettings, Hooks
+from demine.players.longterm import Influence
+
+#: The default budget of one decision.
+DEFAULT_LIMIT = Limit(seconds=2.0)
+LOCAL_CELLS = 5000
+"""Above this many cells ``fast`` follows the game incrementally (:class:`LocalEngine`): each move
+costs what it changed, and components are weighted by the remaining density instead of the exact
+global count (a negligible difference on such boards)."""
+
+_DEFAULTS = BestSettings()
+
+
+def best_move(
+    position: Position,
+    limit: Limit | None = None,
+    analysis: Analysis | None = None,
+    system: System | None = None,
+    *,
+    settings: BestSettings = _DEFAULTS,
+    hooks: Hooks = NO_HOOKS,
+) -> BestMove:
+    """The move ``best`` would play in ``position``, with its reason and estimates: the hint.
+
+    ``limit`` bounds the work (default :data:`DEFAULT_LIMIT`; past it the move is the best found
+    so far); ``settings`` says how ``best`` plays (:class:`BestSettings`, the adopted values by
+    default); ``analysis`` and ``system``, when given, are the position's: they are not computed
+    again; ``hooks`` let an experiment watch the search.
+
+    Raises :class:`~demine.errors.InconsistentPosition` for an impossible position and
+    ``IllegalMove`` when no covered cell is left.
+    """
+    limit = limit or DEFAULT_LIMIT
+    t0 = time.perf_counter()
+    a = analysis or analyze(position, limit=limit)
+    covered = [c for c in a.unknown if position.states[c] == COVERED]
+    if not covered:
+        raise IllegalMove("no covered cell left to open")
+    if a.safe:
+        c = min(a.safe)
+        return BestMove(Move("reveal", c), "safe", 0.0, win_probability=None)
+    if not a.approximate:
+        found = endgame(position, a, settings, hooks)
+        if found is not None:
+            return _noted(position, a, found, hooks)
+        c50 = forced_fifty(position, a)
+        if c50 is not None:
+            return _noted(position, a, BestMove(Move("reveal", c50), "50-50", 0.5), hooks)
+        influence = None
+        system = system or position_system(position)
+        if settings.long_term_risk and a.solutions is not None:
+            influence = Influence(position, a, system, settings.credit_weight)
+            pseudos = influence.pseudos()
+            if pseudos:
+                deadline = None if limit.seconds is None else t0 + limit.seconds
+                pseudo = most_telling(position, pseudos, limit, system, deadline)
+                return _noted(position, a, BestMove(Move("reveal", pseudo), "50-50", a.p(pseudo)), hooks)
+        found = sampled_endgame(position, a, settings, hooks)
+        if found is not None:
+            return _noted(position, a, found, hooks)
+        left = None if limit.seconds is None else max(0.05, limit.seconds - (time.perf_counter() - t0))
+        budget = Limit(seconds=left, states=limit.states)
+        la = look_ahead(position, a, budget, influence, system, settings, hooks)
+        if la is not None:
+            return _noted(position, a, la, hooks)
+    return _noted(position, a, safest_move(position, a, far_ties=settings.far_off), hooks)
+
+
+def _noted(position: Position, a: Analysis, move: BestMove, hooks: Hooks) -> BestMove:
+    """``move``, shown to ``hooks.on_guess`` first."""
+    if hooks.on_guess is not None:
+        hooks.on_guess(position, a, move)
+    return move
+
+
+class Follower:
+    """What a player keeps between the positions of one game: a :class:`LocalEngine` for the
+    number rule (work in proportion to what changed) and a :class:`SystemTracker` for the full
+    count's constraint system. A position that does not follow the last one starts them over."""
+
+    def __init__(self) -> None:
+        self.tracker = SystemTracker()
+        self.local: LocalEngine | None = None
+
+    def engine(self, position: Position) -> LocalEngine:
+        """The engine, up to date with ``position`` (raises InconsistentPosition if it is)."""
+        eng = self.local
+        shape = (position.width, position.height, position.mines)
+        if eng is not None and (eng.width, eng.height, eng.total) == shape:
+            try:
+                eng.update(position)
+                return eng
+            except InconsistentPosition:
+                pass  # not a later position of the same game
+        self.local = None
+        eng = LocalEngine(*shape)
+        eng.update(position)
+        self.local = eng
+        return eng
+
+
+def _proven(safe: Iterable[int], mines: Iterable[int]) -> Decision:
+    """Open the proven safe cells and flag the proven mines, each in cell order."""
+    reveal = sorted(safe)
+    flag = sorted(mines)
+    moves = [Move("reveal", c) for c in reveal] + [Move("flag", c) for c in flag]
+    return Decision(moves, reason="safe", mine_probability=0.0, forced=len(reveal) + len(flag))
+
+
+def _quick_safe(position: Position, follower: Follower) -> Decision | None:
+    """Open what single numbers prove safe, without the full count, and flag the mines they
+    prove (the player's own flags are proven, so trusting them is sound; they keep the numbers
+    around them out of later work). The number rule to a fixed point, kept up to date move by
+    move by the follower's :class:`LocalEngine`. Revealing provably safe cells in any batches leads
+    to the same guess points, so this changes speed, never a game's outcome."""
+    try:
+        eng = follower.engine(position)
+    except InconsistentPosition:
+        return None  # let the full analysis report it
+    if not eng.safe:
+        return None
+    st = position.states
+    return _proven(eng.safe, (c for c in eng.mines if st[c] == COVERED))
+
+
+def _pair_safe(system: System) -> Decision | None:
+    """What the number and pair rules prove on ``system``: its safe cells opened and its mines
+    flagged, or None when they prove no safe cell (or find the position impossible: the full
+    analysis then says why)."""
+    prop = Propagator(system.constraints, system.describe, system.flag_note)
+    try:
+        prop.run_all()
+    except InconsistentPosition:
+        return None
+    decided = prop.decided
+    if all(decided.values()):
+        return None  # no safe cell proven
+    return _proven((c for c, v in decided.items() if not v), (c for c, v in decided.items() if v))
+
+
+def _flags_for(a: Analysis) -> list[Move]:
+    """Flag moves for the proven mines (after the decision's reveal)."""
+    return [Move("flag", c) for c in sorted(a.mines)]
+
+
+def _decide(
+    position: Position,
+    limit: Limit,
+    guess: Callable[[Analysis, System | None], BestMove],
+    follower: Follower,
+    pair_first: bool = True,
+) -> Decision:
+    """The shared turn of ``best`` and ``fast``: what single numbers prove, else (with
+    ``pair_first``) what the pair rule proves, else the full analysis's safe cells, else
+    ``guess``; proven mines are flagged along the way. The pair rule proves most of what the
+    count would, at a fraction of the cost: speed only (see :func:`_quick_safe`)."""
+    quick = _quick_safe(position, follower)
+    if quick is not None:
+        return quick
+    try:
+        system: System | None = follower.tracker.system(position)
+    except InconsistentPosition:
+        system = None  # the full analysis reports it
+    if pair_first and system is not None:
+        pair = _pair_safe(system)
+        if pair is not None:
+            return pair
+    a = analyze(position, limit=limit) if system is None else solve_system(system, limit)
+    if a.safe:
+        return _proven(a.safe, a.mines)
+    bm = guess(a, system)
+    return Decision(
+        [bm.move, *_flags_for(a)],
+        guess=True,
+        reason=bm.reason,
+        mine_probability=bm.mine_probability,
+        forced=len(a.mines),
+    )
+
+
+class BestPlayer:
+    """The strongest player: exact deduction, endgame search, 50/50s, look-ahead guesses.
+
+    ``settings`` says how it plays (the adopted values by default), ``limit`` bounds each
+    decision, ``hooks`` let an experiment watch its search."""
+
+    name = "best"
+
+    def __init__(
+        self, settings: BestSettings = _DEFAULTS, limit: Limit = DEFAULT_LIMIT, hooks: Hooks = NO_HOOKS
+    ) -> None:
+        self.settings = settings
+        self.limit = limit
+        self.hooks = hooks
+        self.follower = Follower()
+
+    def decide(self, position: Position, rng: random.Random) -> Decision:
+        """Open every safe cell, or play :func:`best_move`."""
+
+        def guess(a: Analysis, system: System | None) -> BestMove:
+            return best_move(position, self.limit, a, system, settings=self.settings, hooks=self.hooks)
+
+        return _decide(position, self.limit, guess, self.follower, self.settings.pair_first)
+
+
+class FastPlayer:
+    """Exact probabilities, the lowest-probability cell, ties toward likely zeros."""
+
+    name = "fast"
+
+    def __init__(self, limit: Limit = DEFAULT_LIMIT) -> None:
+        self.limit = limit
+        self.follower = Follower()
+
+    def decide(self, position: Position, rng: random.Random) -> Decision:
+        """Open every safe cell, or the safest cell most likely to be a zero. Boards of more than
+        :data:`LOCAL_CELLS` cells are followed incrementally (:func:`local_decide`)."""
+        if position.cells > LOCAL_CELLS:
+            return self._local_decide(position)
+        return _decide(position, self.limit, lambda a, _: safest_move(position, a), self.follower)
+
+    def _local_decide(self, position: Position) -> Decision:
+        return local_decide(self.follower.engine(position))
+
+
+def local_decide(eng: LocalEngine) -> Decision:
+    """``fast`` on a huge board: every proven safe cell; else recount the changed components and
+    open what they prove; else the lowest chance of a mine among the frontier and an off-frontier
+    cell (one away from every number when there is one)."""
+    if not eng.safe:
+        eng.count()
+    if eng.safe:
+        return _proven(eng.safe, ())
+    front = eng.safest()
+    off, p_off = eng.off_frontier()
+    if front is not None and (off is None or front[1] <= p_off):
+        return Decision([Move("reveal", front[0])], guess=True, reason="safest", mine_probability=front[1])
+    if off is None:
+        raise InconsistentPosition("no covered cell is left that could be safe", ())
+    return Decision([Move("reveal", off)], guess=True, reason="safest", mine_probability=p_off)
