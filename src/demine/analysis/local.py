@@ -190,6 +190,29 @@ class LocalEngine:
                         else:
                             self._mark_mine(d)
 
+    def _check(self) -> None:
+        """Assert every invariant of the bookkeeping (for tests; O(cells))."""
+        st, mine, safe_flag, nb = self.st, self.mine, self.known_safe, self.neighbours
+        assert not self._dirty, "the number rule left work undone"
+        assert self.mines == {c for c in range(self.n) if mine[c]}
+        assert self.safe == {c for c in range(self.n) if safe_flag[c]}
+        unknown = set()
+        for c in range(self.n):
+            v = st[c]
+            if v < COVERED:
+                assert not mine[c] and not safe_flag[c], c
+                assert self.need[c] == v - sum(mine[d] for d in nb(c)), c
+                assert self.unk[c] == sum(
+                    1 for d in nb(c) if st[d] == COVERED and not mine[d] and not safe_flag[d]
+                ), c
+            elif v == FLAG:
+                assert mine[c], c
+            elif not mine[c] and not safe_flag[c]:
+                unknown.add(c)
+        assert self.unknown == len(unknown)
+        assert set(self.prob) <= unknown
+        assert abs(self._prob_sum - sum(self.prob.values())) < 1e-6 * max(1, len(self.prob))
+
     # ------------------------------------------------------------------ counting
     def density(self) -> Fraction:
         """The remaining mines over the remaining unknown cells (1/5 when the total is unknown)."""

@@ -99,6 +99,8 @@ def add_replay(sub: Any) -> None:
 
 
 def _load_record(name: str, index: int | None) -> GameRecord:
+    from demine.bench.records import parse_lines
+
     source, text = _read(name)
     try:
         whole = json.loads(text)
@@ -106,23 +108,14 @@ def _load_record(name: str, index: int | None) -> GameRecord:
         whole = None
     if isinstance(whole, dict) and whole.get("format"):
         return GameRecord.from_json(whole, source=source)
-    found: list[tuple[int, Any]] = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise FormatError(f"not valid JSON ({e.msg} at column {e.colno})", lineno, source) from None
-        if isinstance(obj, dict) and isinstance(obj.get("game"), dict):
-            found.append((obj.get("index", len(found)), obj["game"]))
+    found = [line for line in parse_lines(text, source) if line.result.game is not None]
     if not found:
         raise FormatError("no game records here (bench records need --record-moves)", source=source)
     if index is None:
-        return GameRecord.from_json(found[0][1], source=source)
-    for i, game in found:
-        if i == index:
-            return GameRecord.from_json(game, source=source)
+        return found[0].game(source)
+    for line in found:
+        if line.result.index == index:
+            return line.game(source)
     raise DemineError(f"{source}: no game with index {index} (there are {len(found)})")
 
 

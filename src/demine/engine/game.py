@@ -158,7 +158,8 @@ class Game:
         return bool(self._mine[cell])
 
     # ------------------------------------------------------------------ moves
-    def _check(self, cell: int) -> None:
+    def _playable(self, cell: int) -> None:
+        """Raise :class:`IllegalMove` unless a move on ``cell`` may be made now."""
         if self.outcome != "playing":
             raise IllegalMove(f"the game is over ({self.outcome})")
         if not (0 <= cell < self.width * self.height):
@@ -167,7 +168,7 @@ class Game:
     def reveal(self, cell: int) -> list[int]:
         """Open ``cell`` (flooding zeros); returns the cells opened. A flagged or already open
         cell is left alone. Opening a mine loses."""
-        self._check(cell)
+        self._playable(cell)
         if self._visible[cell] != COVERED:
             return []
         if self._mine is None:
@@ -209,7 +210,7 @@ class Game:
 
     def flag(self, cell: int) -> bool:
         """Toggle a flag on a covered cell; returns whether the cell is now flagged."""
-        self._check(cell)
+        self._playable(cell)
         v = self._visible[cell]
         if v == COVERED:
             self._visible[cell] = FLAG
@@ -228,7 +229,7 @@ class Game:
         As in Windows, a wrong flag makes the chord open a mine and lose (or use a life). A number
         whose flags do not match, or a covered cell, is left alone (returns ``[]``).
         """
-        self._check(cell)
+        self._playable(cell)
         v = self._visible[cell]
         if v >= COVERED or self._mine is None:
             return []
@@ -258,6 +259,37 @@ class Game:
             self.flag(move.cell)
             return []
         raise IllegalMove(f"unknown move kind {move.kind!r}")
+
+    def _check(self) -> None:
+        """Assert every invariant of the game's state (for tests; O(cells))."""
+        vis, mine, count = self._visible, self._mine, self._count
+        n = self.width * self.height
+        assert self._flags == sum(1 for v in vis if v == FLAG)
+        assert 0 <= self.hits <= self.lives
+        assert (self.outcome == "lost") == (self.exploded is not None)
+        if mine is None or count is None:
+            assert all(v == COVERED for v in vis) and self.start is None and not self.moves
+            assert self._hidden_safe == n - self.mines
+            return
+        nb = self.geometry.neighbours
+        flagged_once = {m.cell for m in self.moves if m.kind == "flag"}
+        assert sum(mine) == self.mines
+        assert self.start is not None and self.moves and self.moves[0] == Move("reveal", self.start)
+        for c in range(n):
+            assert count[c] == sum(mine[d] for d in nb(c)), c
+            v = vis[c]
+            if v < COVERED:
+                assert not mine[c] and v == count[c], c
+                if v == 0:  # an opening is opened whole, but for cells the player flagged then
+                    assert all(vis[d] != COVERED or d in flagged_once for d in nb(c)), c
+        hidden_safe = sum(1 for c in range(n) if not mine[c] and vis[c] >= COVERED)
+        assert self._hidden_safe == hidden_safe
+        if self.outcome == "won":
+            assert hidden_safe == 0
+        elif self.outcome == "playing":
+            assert hidden_safe > 0
+        else:
+            assert self.exploded is not None and mine[self.exploded]
 
     # ------------------------------------------------------------------ views
     def position(self) -> Position:
