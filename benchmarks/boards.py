@@ -6,14 +6,14 @@ from __future__ import annotations
 import argparse
 
 from demine.bench import GameSpec, generated_specs
-from demine.cli import _positive
+from demine.cli import positive_int
 from demine.engine.grid import RULES, parse_size
 from demine.errors import DemineError
 
 
 def add_board_options(ap: argparse.ArgumentParser, seed: str, games_help: str | None = None) -> None:
     """--games, --size, --rule and --seed (with this default seed)."""
-    ap.add_argument("--games", type=_positive, default=1000, help=games_help)
+    ap.add_argument("--games", type=positive_int, default=1000, help=games_help)
     ap.add_argument("--size", default="expert", help="a preset or WxHxM (default: expert)")
     ap.add_argument("--rule", default="safe", choices=RULES)
     ap.add_argument("--seed", default=seed)

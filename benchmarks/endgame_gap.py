@@ -23,7 +23,7 @@ from boards import add_board_options, board_specs
 from demine import Analysis, BestMove, BestSettings, Hooks, PlayerSpec, Position
 from demine.analysis.enumerate import enumerate_layouts
 from demine.bench import play_game
-from demine.cli import _positive
+from demine.cli import positive_int
 from demine.players.best import Endgame
 
 RANGES = (60, 200, 500, 1000, 2000, 5000)
@@ -41,10 +41,10 @@ def main() -> None:
         "--sampled", type=int, default=defaults.sampled_layouts, help="best's sampled endgame limit"
     )
     ap.add_argument(
-        "--sample", type=_positive, default=defaults.endgame_sample, help="the sampled endgame's draws"
+        "--sample", type=positive_int, default=defaults.endgame_sample, help="the sampled endgame's draws"
     )
     ap.add_argument(
-        "--nodes", type=_positive, default=defaults.endgame_nodes, help="best's node budget per search"
+        "--nodes", type=positive_int, default=defaults.endgame_nodes, help="best's node budget per search"
     )
     ns = ap.parse_args()
     settings = defaults.replace(

@@ -27,7 +27,8 @@ from demine.errors import DemineError
 from demine.players import DEFAULT_PLAYER, PlayerSpec, available_solvers, split_players
 
 
-def _positive(text: str) -> int:
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (the scripts in benchmarks/ use it too)."""
     try:
         n = int(text)
     except ValueError:
@@ -377,7 +378,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--games",
-        type=_positive,
+        type=positive_int,
         default=None,
         help="number of games (default: 100; with --boards, all)",
     )
@@ -407,7 +408,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --record: each line also holds the whole game (every move, reason, risk) for replay",
     )
-    p.add_argument("--jobs", type=_positive, default=1, help="processes to play in (default: 1)")
+    p.add_argument("--jobs", type=positive_int, default=1, help="processes to play in (default: 1)")
     p.add_argument("--executor", help="play on an existing Dask cluster: dask://HOST:PORT (the dask extra)")
     p.add_argument(
         "--resume", metavar="FILE", help="skip the games already in record FILE and append the rest to it"
@@ -444,7 +445,7 @@ def _add_more(sub: Any) -> None:
 
     p = sub.add_parser("serve", help="play in the browser with hints, and analyse positions (the web extra)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
-    p.add_argument("--port", type=_positive, default=8000, help="port (default: 8000)")
+    p.add_argument("--port", type=positive_int, default=8000, help="port (default: 8000)")
     p.add_argument("--db", help="SQLite file of the games (default: ~/.local/share/demine/games.db)")
     p.add_argument(
         "--workers",

@@ -1,7 +1,7 @@
 """Every player makes the same moves on fixed seeds as when the digests were recorded.
 
 A change meant to keep behaviour (a refactor, a speed-up) must leave these digests alone; a change
-meant to alter play updates them on purpose (``python tests/test_same_moves.py --update``) and says
+meant to alter play updates them on purpose (``python -m tests.players.test_same_moves --update``) and says
 so in its commit. Each digest covers every move of a few seeded games of one player, preset and
 first-click rule. Players run without a time budget (node budgets are counts, so the moves do not
 depend on the machine's speed).
@@ -23,7 +23,7 @@ from demine import PRESETS, Game, Limit, find_solver
 from demine.engine.grid import default_start
 from demine.players.base import Player
 
-DIGESTS = Path(__file__).parent / "data" / "same_moves.json"
+DIGESTS = Path(__file__).resolve().parent.parent / "data" / "same_moves.json"
 RULES = ("safe", "zero")
 #: Games per (player, preset, rule): enough to reach guesses of every kind, few enough to stay quick;
 #: ``best``, whose search has the most branches, plays four times as many.
@@ -88,7 +88,7 @@ def test_every_case_has_a_recorded_digest() -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:] != ["--update"]:
-        sys.exit("usage: python tests/test_same_moves.py --update   (records the digests anew)")
+        sys.exit("usage: python -m tests.players.test_same_moves --update   (records the digests anew)")
     out = {f"{n}/{p}/{r}": digest(n, p, r) for n, p, r in CASES}
     DIGESTS.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
     print(f"wrote {len(out)} digests to {DIGESTS}")

@@ -17,7 +17,7 @@ from demine.engine.game import Game
 from demine.engine.position import COVERED, FLAG
 from tests.helpers import brute_force, random_position
 
-DATA = Path(__file__).parent / "data" / "ms_toollib"
+DATA = Path(__file__).resolve().parent.parent / "data" / "ms_toollib"
 
 
 def check_against_brute_force(p: Position, trust_flags: bool = True) -> None:
