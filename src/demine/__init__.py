@@ -9,6 +9,13 @@
 """
 
 from demine.analysis import Analysis, Limit, Reason, analyze, analyze_constraints
+from demine.analysis.noguess import (
+    NoGuessBoard,
+    NoGuessTimeout,
+    is_guess_free,
+    no_guess_game,
+    no_guess_layout,
+)
 from demine.engine.formats import (
     Board,
     GameRecord,
@@ -54,6 +61,8 @@ __all__ = [
     "InputError",
     "Limit",
     "Move",
+    "NoGuessBoard",
+    "NoGuessTimeout",
     "Player",
     "PlayerSpec",
     "Position",
@@ -70,6 +79,9 @@ __all__ = [
     "board_to_mbf",
     "find_solver",
     "geometry",
+    "is_guess_free",
+    "no_guess_game",
+    "no_guess_layout",
     "parse_size",
     "read_boards",
     "register",

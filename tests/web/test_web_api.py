@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from demine.analysis import Limit
 from demine.engine.game import Game
 from demine.engine.position import FLAG
 from demine.web import service
+from demine.web import store as store_module
 from demine.web.app import MAX_BODY, create_app
 from demine.web.service import Session, hints
 
@@ -96,7 +98,9 @@ def test_nothing_about_the_layout_leaves_before_the_end(client: TestClient) -> N
         _secret_free(r.text, game, seed)
     final = r.json()
     assert final["outcome"] in ("won", "lost")
-    assert final["seed"] == seed  # shown once the game is over
+    assert final["seed"] == str(
+        seed
+    )  # shown once the game is over, as text (64 bits do not fit JSON numbers in a browser)
     assert sorted(tuple(c) for c in final["mine_cells"]) == sorted(
         game.geometry.rowcol(c) for c in game.mine_cells()
     )
@@ -349,3 +353,66 @@ def test_analysis_board_trusts_flags_only_when_asked(client: TestClient) -> None
     trusted = client.post("/api/analyze", json={"text": "3x1x1\nF1H", "trust_flags": True}).json()
     assert trusted["safe"] == [[0, 2]] and trusted["wrong_flags"] == []
     assert trusted["mbf"] == "AwEAAQAA"  # the flag is the layout's one mine, at x=0, y=0
+
+
+def test_a_no_guess_game_is_won_by_following_the_safe_hints_alone(tmp_path: Path) -> None:
+    from demine import is_guess_free
+
+    app = create_app(tmp_path / "g.db")
+    client = TestClient(app)
+    v = new(client, preset="expert", rule="zero", no_guess="complete")
+    gid = v["id"]
+    assert v["no_guess"] == "complete"
+    r0, c0 = v["start"]
+    r = client.post(f"/api/games/{gid}/moves", json={"kind": "reveal", "row": r0, "col": c0})
+    assert r.status_code == 200
+    game = live_game(client, gid)
+    assert is_guess_free(30, 16, game.mine_cells(), game.start)
+    for _ in range(1000):
+        h = client.get(f"/api/games/{gid}/hints").json()
+        assert h["safe"], "a no-guess board ran out of safe cells"
+        r = client.post(
+            f"/api/games/{gid}/moves", json={"kind": "reveal", "row": h["safe"][0][0], "col": h["safe"][0][1]}
+        )
+        if r.json()["outcome"] != "playing":
+            break
+    assert r.json()["outcome"] == "won"
+    record = client.get(f"/api/games/{gid}/export").json()["record"]
+    assert record["no_guess"] == "complete"
+
+
+def test_an_unplaced_no_guess_game_is_restored_guess_free(tmp_path: Path) -> None:
+    from demine import is_guess_free
+
+    db = tmp_path / "g.db"
+    gid = new(TestClient(create_app(db)), preset="intermediate", rule="safe", no_guess="local", seed="77")[
+        "id"
+    ]
+    client = TestClient(create_app(db))  # a restarted server
+    assert client.get(f"/api/games/{gid}").json()["no_guess"] == "local"
+    assert (
+        client.post(f"/api/games/{gid}/moves", json={"kind": "reveal", "row": 8, "col": 8}).status_code == 200
+    )
+    game = live_game(client, gid)
+    assert game.no_guess == "local" and is_guess_free(16, 16, game.mine_cells(), 8 * 16 + 8, "local")
+    assert client.post("/api/games", json={"preset": "beginner", "no_guess": "sometimes"}).status_code == 400
+
+
+def test_a_games_file_from_before_the_no_guess_column_still_opens(tmp_path: Path) -> None:
+    import sqlite3
+
+    from demine.web.store import Store
+
+    path = tmp_path / "old.db"
+    old_schema = store_module.SCHEMA.replace(
+        ",\n    no_guess TEXT                -- the certificate of a guess-free game, or NULL", ""
+    )
+    assert "no_guess" not in old_schema
+    with sqlite3.connect(path) as db:
+        db.execute(old_schema)
+        db.execute(
+            "INSERT INTO games VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            ("old", 9, 9, 10, "safe", "7", 1, None, "[]", "playing", 0.0, None, None),
+        )
+    row = Store(path).load("old")
+    assert row is not None and row.no_guess is None and row.seed == 7

@@ -292,3 +292,29 @@ def test_analysis_board_exports_text_and_explains_mbf(page: Page, server: str) -
     page.keyboard.press("h")
     page.click("#an-export-mbf")
     expect(page.locator("#an-result")).to_contain_text("places 0 of 1 mines")
+
+
+def test_a_no_guess_game_is_won_with_only_green_hints(page: Page, server: str) -> None:
+    page.goto(server + "/")
+    expect(page.locator("#board .cell")).to_have_count(480)
+    page.select_option("#preset", "intermediate")
+    page.select_option("#rule", "zero")
+    page.select_option("#no-guess", "complete")
+    page.fill("#seed", "ng7")
+    page.click("#new")
+    expect(page.locator("#board .cell")).to_have_count(256)
+    expect(page.locator("#no-guess-badge")).to_be_visible()
+    cell(page, "board", 2, 2).click()  # the first click: the board is placed guess-free from here
+    expect(cell(page, "board", 2, 2)).to_contain_class("open")
+    page.check("#hints-toggle")
+    for _ in range(300):
+        if page.locator("#face").inner_text() == "won!":
+            break
+        green = page.locator("#board .cell.hint-safe:not(.open)").first
+        expect(green).to_be_visible()  # never a position without a safe cell
+        r, c = int(green.get_attribute("data-r") or 0), int(green.get_attribute("data-c") or 0)
+        target = cell(page, "board", r, c)
+        assert bg(target) == SAFE_GREEN
+        target.click()
+        expect(target).to_contain_class("open")
+    expect(page.locator("#face")).to_have_text("won!")

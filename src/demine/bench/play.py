@@ -47,11 +47,31 @@ class GameSpec:
     """A fixed layout to replay instead of drawing one."""
     lives: int = 0
     """Mines the player may hit and play on (see :attr:`Game.lives`)."""
+    no_guess: str | None = None
+    """``complete`` or ``local``: a generated board is drawn guess-free from the start by that
+    certificate (:func:`~demine.no_guess_game`); a given layout keeps what it says."""
+    no_guess_mode: str = "auto"
+    """How a guess-free board is drawn (``uniform``, ``dense`` or ``auto``)."""
 
     def game(self) -> Game:
         """A fresh game for this spec."""
         if self.layout is not None:
-            return Game.from_layout(self.width, self.height, self.layout, rule=self.rule, lives=self.lives)
+            g = Game.from_layout(self.width, self.height, self.layout, rule=self.rule, lives=self.lives)
+            g.no_guess = self.no_guess
+            return g
+        if self.no_guess is not None:
+            from demine.analysis.noguess import no_guess_game
+
+            return no_guess_game(
+                self.width,
+                self.height,
+                self.mines,
+                rule=self.rule,
+                seed=self.seed,
+                certificate=self.no_guess,  # type: ignore[arg-type]
+                mode=self.no_guess_mode,  # type: ignore[arg-type]
+                lives=self.lives,
+            )
         return Game(self.width, self.height, self.mines, rule=self.rule, seed=self.seed, lives=self.lives)
 
 
@@ -111,10 +131,16 @@ def generated_specs(
     games: int,
     seed: int | str,
     lives: int = 0,
+    no_guess: str | None = None,
+    no_guess_mode: str = "auto",
 ) -> list[GameSpec]:
-    """Specs for ``games`` fresh games drawn from ``seed``."""
+    """Specs for ``games`` fresh games drawn from ``seed`` (guess-free ones by the certificate
+    ``no_guess``, when given)."""
     s = default_start(width, height, rule) if start is None else start
-    return [GameSpec(i, width, height, mines, rule, s, f"{seed}/{i}", None, lives) for i in range(games)]
+    return [
+        GameSpec(i, width, height, mines, rule, s, f"{seed}/{i}", None, lives, no_guess, no_guess_mode)
+        for i in range(games)
+    ]
 
 
 def board_specs(
@@ -132,6 +158,8 @@ def board_specs(
             f"{seed}/{i}",
             b.mine_cells,
             lives,
+            # guess-free only from the start it was certified from
+            b.no_guess if start is None or start == start_for(b) else None,
         )
         for i, b in enumerate(boards)
     ]

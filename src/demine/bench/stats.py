@@ -58,6 +58,8 @@ class Summary:
     """Mean mines hit and played on per game (with lives)."""
     moves_per_game: float = 0.0
     """Mean moves per game."""
+    no_guess: str | None = None
+    """The certificate of the guess-free boards played (``complete`` or ``local``), if they were."""
 
     @property
     def win_rate(self) -> float:
@@ -85,6 +87,7 @@ class Summary:
             **({"forced_share": self.forced_share} if self.forced_share is not None else {}),
             **({"lives": self.lives, "hits_per_game": self.hits_per_game} if self.lives else {}),
             "moves_per_game": self.moves_per_game,
+            **({"no_guess": self.no_guess} if self.no_guess else {}),
         }
 
 
@@ -113,7 +116,13 @@ def summarise(player: str, specs: Sequence[GameSpec], results: Iterable[GameResu
         lives=max((s.lives for s in specs), default=0),
         hits_per_game=sum(r.hits for r in res) / n if n else 0.0,
         moves_per_game=sum(r.moves for r in res) / n if n else 0.0,
+        no_guess=_one({s.no_guess for s in specs}),
     )
+
+
+def _one(values: set[str | None]) -> str | None:
+    """The value all specs share, or None (also when they differ)."""
+    return values.pop() if len(values) == 1 else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -65,7 +65,15 @@ def _rich_console(stderr: bool = False) -> Any | None:
 def cmd_new(ns: argparse.Namespace) -> int:
     width, height, mines = parse_size(ns.size, ns.rule)
     start = parse_cell(ns.start, width, height) if ns.start else default_start(width, height, ns.rule)
-    game = Game(width, height, mines, rule=ns.rule, seed=ns.seed)
+    if ns.no_guess:
+        from demine.analysis.noguess import no_guess_game
+
+        check_mines(width, height, mines, ns.rule, start)
+        game = no_guess_game(
+            width, height, mines, rule=ns.rule, seed=ns.seed, certificate=ns.no_guess, mode=ns.no_guess_mode
+        )
+    else:
+        game = Game(width, height, mines, rule=ns.rule, seed=ns.seed)
     game.reveal(start)
     if ns.board:
         print(json.dumps(Board.from_game(game).to_json()))
@@ -90,7 +98,18 @@ def _specs(ns: argparse.Namespace) -> list[GameSpec]:
         return board_specs(games, ns.seed, start, ns.lives)
     width, height, mines = _size_arg(ns)
     start = _start_arg(ns, width, height, mines)
-    return generated_specs(width, height, mines, ns.rule, start, ns.games or 100, ns.seed, ns.lives)
+    return generated_specs(
+        width,
+        height,
+        mines,
+        ns.rule,
+        start,
+        ns.games or 100,
+        ns.seed,
+        ns.lives,
+        ns.no_guess,
+        ns.no_guess_mode,
+    )
 
 
 def _progress(total: int, label: str) -> tuple[Callable[[GameResult], None], Callable[[], None]]:
@@ -274,7 +293,8 @@ def cmd_bench(ns: argparse.Namespace) -> int:
         return 0
     s0 = specs[0]
     board = f"{s0.width}x{s0.height}/{s0.mines}" if not ns.boards else f"boards from {ns.boards}"
-    _print_summaries(f"{board}, rule {summaries[0].rule}, start {summaries[0].start}", summaries, measure)
+    ng = f", no guess ({summaries[0].no_guess})" if summaries[0].no_guess else ""
+    _print_summaries(f"{board}, rule {summaries[0].rule}, start {summaries[0].start}{ng}", summaries, measure)
     for pr in pairs:
         print(
             f"paired on {pr.games} boards: {pr.a} won {pr.wins_a}, {pr.b} won {pr.wins_b}; "
@@ -365,6 +385,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rule", choices=RULES, default="safe", help="first-click rule (default: safe)")
     p.add_argument("--start", help="first click as ROW,COL (default: the rule's usual cell)")
     p.add_argument("--board", action="store_true", help="print the layout as a board-file line instead")
+    _add_no_guess(p)
     p.set_defaults(func=cmd_new)
 
     p = sub.add_parser("bench", help="play many games and report the win rate")
@@ -427,12 +448,31 @@ def build_parser() -> argparse.ArgumentParser:
         help="mines a player may hit and play on (each is marked and counted; default 0: a hit loses)",
     )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    _add_no_guess(p)
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("players", help="list the players")
     p.set_defaults(func=cmd_players)
     _add_more(sub)
     return parser
+
+
+def _add_no_guess(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--no-guess",
+        nargs="?",
+        const="complete",
+        choices=("complete", "local"),
+        help="boards that never need a guess from the first click: complete (proven with the mine "
+        "count, the default) or local (proven by the numbers alone)",
+    )
+    p.add_argument(
+        "--no-guess-mode",
+        choices=("uniform", "dense", "auto"),
+        default="auto",
+        help="uniform (every guess-free board equally likely), dense (repaired: any density, "
+        "biased) or auto (uniform while it is fast enough; the default)",
+    )
 
 
 def _add_more(sub: Any) -> None:

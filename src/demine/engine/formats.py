@@ -41,6 +41,9 @@ class Board:
     """The first-click rule the layout was drawn under."""
     start: int | None = None
     """The first click (a cell), if fixed."""
+    no_guess: str | None = None
+    """``complete`` or ``local`` when the layout was certified guess-free from ``start`` (see
+    :mod:`demine.analysis.noguess`), else None."""
 
     @property
     def mines(self) -> int:
@@ -49,7 +52,9 @@ class Board:
 
     def game(self, lives: int = 0) -> Game:
         """A fresh :class:`Game` on this layout (``lives``: see :attr:`Game.lives`)."""
-        return Game.from_layout(self.width, self.height, self.mine_cells, rule=self.rule, lives=lives)
+        g = Game.from_layout(self.width, self.height, self.mine_cells, rule=self.rule, lives=lives)
+        g.no_guess = self.no_guess
+        return g
 
     def to_json(self) -> dict[str, Any]:
         """The board-file object for this board."""
@@ -63,12 +68,14 @@ class Board:
         if self.start is not None:
             d["start"] = list(g.rowcol(self.start))
         d["mine_cells"] = [list(g.rowcol(c)) for c in self.mine_cells]
+        if self.no_guess is not None:
+            d["no_guess"] = self.no_guess
         return d
 
     @classmethod
     def from_game(cls, game: Game) -> Board:
         """The layout of a game whose mines are placed."""
-        return cls(game.width, game.height, tuple(game.mine_cells()), game.rule, game.start)
+        return cls(game.width, game.height, tuple(game.mine_cells()), game.rule, game.start, game.no_guess)
 
 
 def _cell_pair(value: Any, width: int, height: int, what: str) -> int:
@@ -119,7 +126,10 @@ def board_from_json(obj: Any) -> Board:
         start = _cell_pair(obj["start"], width, height, "start")
     if len(cells) >= width * height and rule != "none":
         raise FormatError("every cell is a mine")
-    return Board(width, height, tuple(sorted(cells)), rule, start)
+    no_guess = obj.get("no_guess")
+    if no_guess is not None and no_guess not in ("complete", "local"):
+        raise FormatError(f'\'no_guess\' must be "complete" or "local", got {no_guess!r}')
+    return Board(width, height, tuple(sorted(cells)), rule, start, no_guess)
 
 
 def read_boards(path: str | Path) -> list[Board]:

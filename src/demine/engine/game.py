@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -61,6 +62,8 @@ class Game:
         rule: str = "safe",
         seed: int | str | None = None,
         lives: int = 0,
+        placer: Callable[[int], Sequence[int]] | None = None,
+        no_guess: str | None = None,
     ) -> None:
         if rule not in RULES:
             raise SizeError(f"unknown first-click rule {rule!r}; choose one of {', '.join(RULES)}")
@@ -93,6 +96,12 @@ class Game:
         on (as some versions of the game allow, so huge boards can be played to the end)."""
         self.hits = 0
         """Mines hit so far (each used a life)."""
+        self.placer = placer
+        """Places the mines at the first click instead of a uniform draw: given the first click,
+        the mine cells (they must respect the rule). A no-guess generator is one."""
+        self.no_guess = no_guess
+        """The certificate that makes the layout guess-free from the first click (``complete`` or
+        ``local``), or None for an ordinary game."""
 
     # ------------------------------------------------------------------ layout
     @classmethod
@@ -137,6 +146,12 @@ class Game:
         except SizeError as e:
             raise SizeError(f"first click at {self.geometry.name(first)}: {e}") from None
         allowed = mine_cells_allowed(self.geometry, self.rule, first)
+        if self.placer is not None:
+            cells = sorted(set(self.placer(first)))
+            if len(cells) != self.mines or not set(cells) <= set(allowed):
+                raise IllegalMove(f"the placer's {len(cells)} mines do not respect the {self.rule!r} rule")
+            self._set_layout(cells)
+            return
         rng = random.Random(self.seed)
         self._set_layout(rng.sample(allowed, self.mines))
 
@@ -292,6 +307,11 @@ class Game:
             assert self.exploded is not None and mine[self.exploded]
 
     # ------------------------------------------------------------------ views
+    @property
+    def visible(self) -> bytes:
+        """What the player sees, cell by cell (a copy): a number, ``COVERED`` or ``FLAG``."""
+        return bytes(self._visible)
+
     def position(self) -> Position:
         """What the player sees now (with the total mine count)."""
         return Position(self.width, self.height, bytes(self._visible), self.mines)

@@ -2,7 +2,7 @@
 
 API (cells are ``[row, col]``; errors are ``{"error": message}`` with a 4xx status):
 
-- ``POST /api/games`` ``{preset | width, height, mines; rule; seed}`` → the game's view
+- ``POST /api/games`` ``{preset | width, height, mines; rule; seed; no_guess}`` → the game's view
 - ``GET /api/games/{id}`` → its view; ``POST /api/games/{id}/moves`` ``{kind, row, col}`` → the new view
   (``?hints=1`` adds the new position's hints, so a click with hints on is one request; they leave
   the best guess out, marked ``guess_pending``, for ``/hint`` or ``/hints`` to give)
@@ -47,6 +47,8 @@ class NewGame(BaseModel):
     mines: int | None = None
     rule: str = "safe"
     seed: str | int | None = None
+    no_guess: str | None = None
+    """``complete`` or ``local``: a board that never needs a guess from the first click."""
 
 
 class MoveIn(BaseModel):

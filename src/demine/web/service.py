@@ -24,6 +24,7 @@ from typing import Any
 
 from demine.analysis import Analysis, Limit, analyze
 from demine.analysis.explain import describe_reason
+from demine.analysis.noguess import Certificate, no_guess_game, no_guess_layout
 from demine.engine.formats import Board, GameRecord, board_to_mbf
 from demine.engine.game import MOVE_KINDS, Game, Move
 from demine.engine.grid import PRESETS, RULES, check_mines, default_start
@@ -40,6 +41,8 @@ MAX_SEED = 64
 HINT_LIMIT = Limit(seconds=0.5)
 """The budget of one hint's analysis; past it the probabilities are marked approximate."""
 GUESS_LIMIT = Limit(seconds=0.05)
+#: The budget of finding a guess-free layout at a no-guess game's first click.
+NO_GUESS_LIMIT = Limit(seconds=5.0)
 """The budget of the best-guess search in a hint."""
 CACHE_GAMES = 5000
 """Games kept in memory; older ones are reloaded from the store when asked for."""
@@ -210,6 +213,35 @@ def analysis_board(text: str, mines: int | None = None, trust_flags: bool = Fals
 
 
 # ---------------------------------------------------------------------------- games
+def _new_game(width: int, height: int, mines: int, rule: str, seed: int | str, no_guess: str | None) -> Game:
+    """An unplaced game: an ordinary one, or one whose mines are placed guess-free."""
+    if no_guess is None:
+        return Game(width, height, mines, rule=rule, seed=seed)
+    cert: Certificate = "local" if no_guess == "local" else "complete"
+    return no_guess_game(width, height, mines, rule=rule, seed=seed, certificate=cert, limit=NO_GUESS_LIMIT)
+
+
+def _guess_free(
+    width: int, height: int, mines: int, rule: str, first: int, seed: int | str | None, certificate: str
+) -> tuple[int, ...]:
+    """The guess-free layout a no-guess game places at its first click (what its placer would
+    find: the same arguments, the same layout)."""
+    cert: Certificate = "local" if certificate == "local" else "complete"
+    board = no_guess_layout(
+        width, height, mines, rule, first, seed=seed, certificate=cert, limit=NO_GUESS_LIMIT
+    )
+    return board.mine_cells
+
+
+def _fixed(cells: tuple[int, ...]) -> Callable[[int], tuple[int, ...]]:
+    return lambda first: cells
+
+
+def _seed_text(seed: int | str | None) -> str | None:
+    """A seed as the page shows it: text (a 64-bit number does not survive JavaScript's numbers)."""
+    return None if seed is None else str(seed)
+
+
 @dataclass(eq=False)
 class Session:
     """A game being served: the engine's game and the times the page shows."""
@@ -248,16 +280,18 @@ class Session:
             created=self.created,
             started=self.started,
             ended=self.ended,
+            no_guess=g.no_guess,
         )
 
     @classmethod
     def restore(cls, row: StoredGame) -> Session:
         """The game a row describes, with its moves replayed."""
         if row.layout is None:
-            game = Game(row.width, row.height, row.mines, rule=row.rule, seed=row.seed)
+            game = _new_game(row.width, row.height, row.mines, row.rule, row.seed, row.no_guess)
         else:
             game = Game.from_layout(row.width, row.height, row.layout, rule=row.rule)
             game.seed = row.seed
+            game.no_guess = row.no_guess
         for kind, cell in row.moves:
             game.play(Move(kind, cell))  # type: ignore[arg-type]
         return cls(row.id, game, row.seed_given, row.created, row.started, row.ended)
@@ -290,7 +324,8 @@ class Session:
             "moves": len(g.moves),
             "elapsed": round(self.elapsed(), 3),
             "running": self.started is not None and not self.game.over,
-            "seed": self.game.seed if self.seed_given else None,
+            "seed": _seed_text(self.game.seed) if self.seed_given else None,
+            "no_guess": g.no_guess,
         }
         if over:
             layout = self.game.mine_cells() if self.game.placed else []
@@ -299,7 +334,7 @@ class Session:
             out["wrong_flags"] = [_rc(w, c) for c, v in enumerate(p.states) if v == FLAG and c not in is_mine]
             out["exploded"] = None if g.exploded is None else _rc(w, g.exploded)
             out["bbbv"] = self.game.bbbv() if self.game.placed else None
-            out["seed"] = self.game.seed
+            out["seed"] = _seed_text(self.game.seed)
             out["total_moves"] = len(self.game.moves)
         return out
 
@@ -326,13 +361,14 @@ class Service:
         for f in [self._pool.submit(hints, Position.from_text("1x1x0\nH")) for _ in range(self.workers)]:
             f.result()  # start every worker now, not on the first player's click
 
-    async def compute(self, fn: Callable[..., Any], *args: Any) -> Any:
+    async def compute(self, fn: Callable[..., Any], *args: Any, off_loop: bool = False) -> Any:
         """``fn(*args)`` in a worker process when there are workers (awaited, so the server goes
-        on serving), else here. A worker that died is replaced and the call is made here, so a
-        request never fails for it."""
+        on serving), else here (in a thread with ``off_loop``: for work too long to hold up the
+        event loop). A worker that died is replaced and the call is made here, so a request never
+        fails for it."""
         pool = self._pool
         if pool is None:
-            return fn(*args)
+            return await asyncio.to_thread(fn, *args) if off_loop else fn(*args)
         try:
             return await asyncio.wrap_future(pool.submit(fn, *args))
         except BrokenProcessPool:
@@ -358,8 +394,11 @@ class Service:
         mines: int | None = None,
         rule: str = "safe",
         seed: str | int | None = None,
+        no_guess: str | None = None,
     ) -> dict[str, Any]:
-        """Start a game from a preset or a custom size; returns its view."""
+        """Start a game from a preset or a custom size; returns its view. With ``no_guess``
+        (``complete`` or ``local``) the mines are placed at the first click so that the board never
+        needs a guess from there."""
         if rule not in RULES:
             raise InputError(f"unknown first-click rule {rule!r}; choose one of {', '.join(RULES)}")
         if preset:
@@ -371,9 +410,11 @@ class Service:
             raise InputError("give a preset, or width, height and mines")
         _check_side(width, height)
         check_mines(width, height, mines, rule)
+        if no_guess not in (None, "complete", "local"):
+            raise InputError(f"no_guess must be 'complete' or 'local', got {no_guess!r}")
         chosen = parse_seed(seed)
-        game = Game(
-            width, height, mines, rule=rule, seed=chosen if chosen is not None else secrets.randbits(64)
+        game = _new_game(
+            width, height, mines, rule, chosen if chosen is not None else secrets.randbits(64), no_guess
         )
         s = Session(secrets.token_urlsafe(16), game, chosen is not None, time.time())
         self.store.save(s.stored())
@@ -432,6 +473,17 @@ class Service:
             if not (0 <= row < g.height and 0 <= col < g.width):
                 raise IllegalMove(f"cell ({row},{col}) is off the {g.width}x{g.height} board")
             cell = row * g.width + col
+            unplaced = kind == "reveal" and g.no_guess is not None and not g.placed
+        if unplaced:
+            # a guess-free layout takes a while to find: found away from the event loop (in a
+            # worker when there are workers), then placed, unless another first click came first
+            board = await self.compute(
+                _guess_free, g.width, g.height, g.mines, g.rule, cell, g.seed, g.no_guess, off_loop=True
+            )
+        with self._locked(game_id) as s:
+            g = s.game
+            if unplaced and not g.placed:
+                g.placer = _fixed(board)
             before = len(g.moves)
             opened = g.play(Move(kind, cell))
             now = time.time()

@@ -28,9 +28,12 @@ CREATE TABLE IF NOT EXISTS games (
     outcome TEXT NOT NULL,
     created REAL NOT NULL,
     started REAL,                -- time of the first reveal
-    ended REAL
+    ended REAL,
+    no_guess TEXT                -- the certificate of a guess-free game, or NULL
 )
 """
+#: Columns added since the first schema, with their type: a file made before gets them at open.
+ADDED_COLUMNS = {"no_guess": "TEXT"}
 
 
 @dataclass(slots=True)
@@ -63,6 +66,8 @@ class StoredGame:
     """When the first cell was opened."""
     ended: float | None = None
     """When the game ended."""
+    no_guess: str | None = None
+    """``complete`` or ``local`` for a game drawn guess-free, else None."""
 
 
 class Store:
@@ -77,6 +82,10 @@ class Store:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute(SCHEMA)
+        have = {r[1] for r in self._db.execute("PRAGMA table_info(games)")}
+        for name, kind in ADDED_COLUMNS.items():
+            if name not in have:  # a file written before the column existed
+                self._db.execute(f"ALTER TABLE games ADD COLUMN {name} {kind}")
 
     def save(self, g: StoredGame) -> None:
         """Insert or replace one game."""
@@ -94,14 +103,23 @@ class Store:
             g.created,
             g.started,
             g.ended,
+            g.no_guess,
         )
         with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO games VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", row)
+            self._db.execute(
+                "INSERT OR REPLACE INTO games (id, width, height, mines, rule, seed, seed_given, layout, "
+                "moves, outcome, created, started, ended, no_guess) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                row,
+            )
 
     def load(self, game_id: str) -> StoredGame | None:
         """The game with this id, or None."""
         with self._lock:
-            cur = self._db.execute("SELECT * FROM games WHERE id = ?", (game_id,))
+            cur = self._db.execute(
+                "SELECT id, width, height, mines, rule, seed, seed_given, layout, moves, outcome, created, "
+                "started, ended, no_guess FROM games WHERE id = ?",
+                (game_id,),
+            )
             row: Any = cur.fetchone()
         if row is None:
             return None
@@ -119,6 +137,7 @@ class Store:
             created=row[10],
             started=row[11],
             ended=row[12],
+            no_guess=row[13],
         )
 
     def count(self) -> int:

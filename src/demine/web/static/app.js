@@ -227,6 +227,11 @@ function setView(v) {
     $("link").href = url.href;
     $("link").textContent = url.href;
   }
+  const badge = $("no-guess-badge");
+  badge.hidden = !v.no_guess;
+  badge.textContent = v.no_guess === "local"
+    ? "no guess needed (numbers alone)"
+    : "no guess needed (counting mines)";
   showEnd();
   tick();
 }
@@ -275,7 +280,7 @@ function primary(r, c) {
 async function newGame(ev) {
   if (ev) ev.preventDefault();
   const preset = $("preset").value;
-  const body = { rule: $("rule").value, seed: $("seed").value || null };
+  const body = { rule: $("rule").value, seed: $("seed").value || null, no_guess: $("no-guess").value || null };
   if (preset === "custom") {
     body.width = Number($("cw").value);
     body.height = Number($("ch").value);

@@ -1,0 +1,353 @@
+"""Boards that never need a guess: generated, and certified by deduction.
+
+A layout is **guess-free** from a first click when, after that click, at every step some covered
+cell is proven safe, until every safe cell is open. What "proven" means is the certificate:
+
+- ``complete`` (the default): every layout consistent with the numbers *and the total mine count*
+  has no mine there (the exact engine, :func:`~demine.analyze`). A player who counts mines and
+  reasons perfectly never has to guess.
+- ``local``: every layout consistent with the numbers alone has no mine there, whatever the total
+  (each frontier component counted on its own). A player who never counts mines never has to
+  guess. Every ``local`` board is a ``complete`` one; the converse fails where the count decides.
+
+Two ways to draw one (``mode``):
+
+- ``uniform``: rejection sampling. Layouts are drawn uniformly among those the first-click rule
+  allows, each is played by deduction alone from the first click, and the first that is won is
+  returned: every guess-free layout for that board, rule and first click is equally likely. A
+  layout is rejected as soon as deduction stalls, so most cost a fraction of a game.
+- ``dense``: for densities where guess-free layouts are too rare to draw. A layout is repaired:
+  where deduction stalls, a mine next to the stall is moved to a covered cell away from it
+  (outside the first click's area), and deduction starts again, until the board is won. Then a
+  Markov chain of symmetric moves (swap a mine and a safe cell; keep the swap only if the board
+  stays guess-free), whose stationary law is uniform over the guess-free layouts it can reach,
+  runs ``mix`` steps to wear away the repair's bias. Not uniform: its bias is measured in the
+  results page.
+- ``auto``: ``uniform`` when one of its first 200 layouts is guess-free, else ``dense``: on 30x16
+  mostly uniform up to about 120 mines, dense above.
+
+Every board returned has passed its certificate; past the budget (``limit``) generation stops with
+:class:`NoGuessTimeout`, never a board that failed.
+
+>>> board = no_guess_layout(9, 9, 10, "zero", 20, seed=1)
+>>> board.certificate, board.mode, len(board.mine_cells)
+('complete', 'uniform', 10)
+>>> is_guess_free(9, 9, board.mine_cells, 20)
+True
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+from typing import Literal
+
+from demine.analysis import analyze
+from demine.analysis.local import LocalEngine
+from demine.analysis.result import Limit
+from demine.engine.game import Game
+from demine.engine.grid import Geometry, check_mines, geometry, mine_cells_allowed
+from demine.engine.position import COVERED, Position
+from demine.errors import DemineError, InconsistentPosition
+
+Certificate = Literal["complete", "local"]
+Mode = Literal["uniform", "dense", "auto"]
+CERTIFICATES: tuple[Certificate, ...] = ("complete", "local")
+MODES: tuple[Mode, ...] = ("uniform", "dense", "auto")
+
+#: The default budget of one generation.
+GENERATE_LIMIT = Limit(seconds=10.0)
+#: The exact counts a certificate makes are bounded by states, never by time, so the same layout
+#: gets the same verdict on any machine (a component past it is not counted: nothing proven there).
+CERTIFY_LIMIT = Limit(seconds=None, states=200_000)
+#: Under ``auto``, how many layouts ``uniform`` may draw before ``dense`` takes over (a count, not a
+#: time, so that the same seed gives the same board on any machine).
+AUTO_UNIFORM_ATTEMPTS = 200
+#: A repair step moves one mine in this many of those next to the stall (at least one).
+REPAIR_SHARE = 4
+#: Swap steps of the ``dense`` mode's Markov chain after the repair.
+DEFAULT_MIX = 200
+
+
+class NoGuessTimeout(DemineError):
+    """No guess-free board was found within the budget."""
+
+
+@dataclass(frozen=True, slots=True)
+class NoGuessBoard:
+    """A guess-free layout and how it was made."""
+
+    width: int
+    """Columns."""
+    height: int
+    """Rows."""
+    mine_cells: tuple[int, ...]
+    """The mines, sorted."""
+    first: int
+    """The first click it is guess-free from."""
+    rule: str
+    """The first-click rule it respects."""
+    certificate: Certificate
+    """What proved it guess-free: ``complete`` (with the mine count) or ``local`` (without)."""
+    mode: Literal["uniform", "dense"]
+    """How it was drawn (``auto`` says which it used)."""
+    attempts: int
+    """Layouts drawn (uniform) or certifications run (dense)."""
+    seconds: float
+    """Time taken."""
+
+
+def solve_by_deduction(game: Game, certificate: Certificate = "complete") -> bool:
+    """Play ``game`` (after its first click) by deduction alone: open every proven safe cell
+    until the game is won (True) or no covered cell is proven safe (False). Never guesses, never
+    flags. O(1) a cell opened, plus the counts at the steps where the number rule stalls."""
+    eng = LocalEngine(game.width, game.height, None, limit=CERTIFY_LIMIT)
+    try:
+        eng.update(game.position())
+        while not game.over:
+            safe = eng.safe
+            if not safe:
+                eng.count()
+                safe = eng.safe
+            if not safe and certificate == "complete":
+                position = game.position()
+                if _count_may_help(eng, position, game.mines):
+                    safe = set(analyze(position, limit=CERTIFY_LIMIT).safe)
+            if not safe:
+                return False
+            opened: list[int] = []
+            for c in sorted(safe):
+                if game.over:
+                    break
+                opened += game.reveal(c)  # a cell an earlier one's opening reached is left alone
+            eng.opened(opened, game.visible)
+    except InconsistentPosition:  # cannot happen on a real game's positions
+        return False
+    return game.won
+
+
+def _count_may_help(eng: LocalEngine, position: Position, mines: int) -> bool:
+    """Whether the total mine count could prove a cell that the numbers alone do not.
+
+    With ``F`` unknown cells next to a number, ``U`` unknown cells away from every number and
+    ``M`` mines not yet known, a frontier layout with ``t`` mines (``0 <= t <= F``) leaves
+    ``M - t`` for the ``U`` other cells. When ``F < M < U`` that is between 1 and ``U - 1`` for
+    every ``t``: the total rules out no frontier layout and decides no cell away from the
+    numbers, so it can prove nothing more (and the exact count is skipped)."""
+    st, mine, known_safe, nb = eng.st, eng.mine, eng.known_safe, eng.neighbours
+    front = away = 0
+    for c in range(eng.n):
+        if st[c] != COVERED or mine[c] or known_safe[c]:
+            continue
+        if any(st[d] < COVERED for d in nb(c)):
+            front += 1
+        else:
+            away += 1
+    left = mines - len(eng.mines)
+    return not front < left < away
+
+
+def is_guess_free(
+    width: int,
+    height: int,
+    mine_cells: tuple[int, ...] | list[int],
+    first: int,
+    certificate: Certificate = "complete",
+) -> bool:
+    """Whether the layout is won from ``first`` by deduction alone (a mine at ``first`` is not)."""
+    if first in set(mine_cells):
+        return False
+    game = Game.from_layout(width, height, list(mine_cells))
+    game.reveal(first)
+    return solve_by_deduction(game, certificate)
+
+
+def no_guess_layout(
+    width: int,
+    height: int,
+    mines: int,
+    rule: str,
+    first: int,
+    *,
+    seed: int | str | None = None,
+    certificate: Certificate = "complete",
+    mode: Mode = "auto",
+    limit: Limit = GENERATE_LIMIT,
+    mix: int = DEFAULT_MIX,
+) -> NoGuessBoard:
+    """A guess-free layout for this board, first-click rule and first click (see the module's
+    docstring for the certificates and modes). The same arguments and seed give the same board.
+
+    Raises :class:`~demine.errors.SizeError` at once when the mines cannot fit outside the first
+    click's area, :class:`~demine.errors.InputError` for an unknown certificate or mode, and
+    :class:`NoGuessTimeout` past ``limit``."""
+    from demine.errors import InputError
+
+    if certificate not in CERTIFICATES:
+        raise InputError(f"unknown certificate {certificate!r}; choose one of {', '.join(CERTIFICATES)}")
+    if mode not in MODES:
+        raise InputError(f"unknown no-guess mode {mode!r}; choose one of {', '.join(MODES)}")
+    geo = geometry(width, height)
+    if not 0 <= first < width * height:
+        raise InputError(f"first click {first} is off the {width}x{height} board")
+    check_mines(width, height, mines, rule, first)
+    rng = random.Random(seed)
+    t0 = time.perf_counter()
+    deadline = None if limit.seconds is None else t0 + limit.seconds
+    allowed = mine_cells_allowed(geo, rule, first)
+    if mode in ("uniform", "auto"):
+        most = AUTO_UNIFORM_ATTEMPTS if mode == "auto" else None
+        found = _uniform(width, height, mines, first, allowed, rng, certificate, deadline, most)
+        if found is not None:
+            layout, attempts = found
+            return NoGuessBoard(
+                width, height, layout, first, rule, certificate, "uniform", attempts, time.perf_counter() - t0
+            )
+        if mode == "uniform":
+            raise NoGuessTimeout(
+                f"no guess-free {width}x{height} board with {mines} mines found in {limit.seconds} s "
+                f"by uniform sampling; try fewer mines, a longer limit, or the dense mode"
+            )
+    found = _dense(geo, mines, first, allowed, rng, certificate, deadline, mix)
+    if found is None:
+        raise NoGuessTimeout(
+            f"no guess-free {width}x{height} board with {mines} mines found in {limit.seconds} s; "
+            f"try fewer mines or a longer limit"
+        )
+    layout, attempts = found
+    return NoGuessBoard(
+        width, height, layout, first, rule, certificate, "dense", attempts, time.perf_counter() - t0
+    )
+
+
+def _uniform(
+    width: int,
+    height: int,
+    mines: int,
+    first: int,
+    allowed: list[int],
+    rng: random.Random,
+    certificate: Certificate,
+    deadline: float | None,
+    most: int | None = None,
+) -> tuple[tuple[int, ...], int] | None:
+    """Rejection sampling: uniform layouts until one is guess-free (None past ``deadline`` or
+    after ``most`` layouts)."""
+    attempts = 0
+    while (deadline is None or time.perf_counter() < deadline) and (most is None or attempts < most):
+        attempts += 1
+        layout = tuple(sorted(rng.sample(allowed, mines)))
+        if is_guess_free(width, height, layout, first, certificate):
+            return layout, attempts
+    return None
+
+
+def _stall(geo: Geometry, layout: set[int], first: int, certificate: Certificate) -> Game | None:
+    """The game where deduction stalls on ``layout`` (None when it is guess-free)."""
+    game = Game.from_layout(geo.width, geo.height, sorted(layout))
+    game.reveal(first)
+    return None if solve_by_deduction(game, certificate) else game
+
+
+def _dense(
+    geo: Geometry,
+    mines: int,
+    first: int,
+    allowed: list[int],
+    rng: random.Random,
+    certificate: Certificate,
+    deadline: float | None,
+    mix: int,
+) -> tuple[tuple[int, ...], int] | None:
+    """Repair a uniform layout until guess-free, then ``mix`` steps of the swap chain."""
+    movable = set(allowed)
+    layout = set(rng.sample(allowed, mines))
+    attempts = 0
+    while True:
+        if deadline is not None and time.perf_counter() > deadline:
+            return None
+        attempts += 1
+        game = _stall(geo, layout, first, certificate)
+        if game is None:
+            break
+        if not game.placed or game.outcome == "lost":  # the first click hit a mine ('none' rule)
+            layout = set(rng.sample(allowed, mines))
+            continue
+        st = game.position().states
+        nb = geo.neighbours
+        # the covered cells at the stall: next to a number (the frontier) or away from every one
+        frontier = [
+            c
+            for c in range(geo.width * geo.height)
+            if st[c] == COVERED and any(st[d] < COVERED for d in nb(c))
+        ]
+        stuck_mines = [c for c in frontier if c in layout]
+        away = [
+            c
+            for c in movable
+            if c not in layout and st[c] == COVERED and not any(st[d] < COVERED for d in nb(c))
+        ]
+        if not away:  # no room away from the frontier: anywhere covered and free
+            away = [c for c in movable if c not in layout and st[c] == COVERED and c not in frontier]
+        if not stuck_mines or not away:
+            layout = set(rng.sample(allowed, mines))  # nothing to move: start over
+            continue
+        # a few mines at once (a quarter of those at the stall): each step costs a certification
+        k = min(len(away), max(1, len(stuck_mines) // REPAIR_SHARE))
+        for m, to in zip(rng.sample(stuck_mines, k), rng.sample(away, k), strict=True):
+            layout.discard(m)
+            layout.add(to)
+    # the swap chain: propose swapping a mine and a free cell, keep it if still guess-free
+    free = sorted(movable - layout)
+    mined = sorted(layout)
+    for _ in range(mix):
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+        i, j = rng.randrange(len(mined)), rng.randrange(len(free)) if free else 0
+        if not free:
+            break
+        m, f = mined[i], free[j]
+        trial = (layout - {m}) | {f}
+        attempts += 1
+        if _stall(geo, trial, first, certificate) is None:
+            layout = trial
+            mined[i], free[j] = f, m
+    return tuple(sorted(layout)), attempts
+
+
+def no_guess_game(
+    width: int,
+    height: int,
+    mines: int,
+    *,
+    rule: str = "zero",
+    seed: int | str | None = None,
+    certificate: Certificate = "complete",
+    mode: Mode = "auto",
+    limit: Limit = GENERATE_LIMIT,
+    lives: int = 0,
+) -> Game:
+    """A game whose mines are placed at the first click, like any game's, so that the board is
+    guess-free from that click (:func:`no_guess_layout`). The same seed and first click give the
+    same board. Impossible sizes are refused at once; past ``limit`` the first reveal raises
+    :class:`NoGuessTimeout` and the game stays unplaced.
+
+    >>> game = no_guess_game(9, 9, 10, seed=3)
+    >>> _ = game.reveal(40)
+    >>> game.no_guess, is_guess_free(9, 9, game.mine_cells(), 40)
+    ('complete', True)
+    """
+    if certificate not in CERTIFICATES:
+        from demine.errors import InputError
+
+        raise InputError(f"unknown certificate {certificate!r}; choose one of {', '.join(CERTIFICATES)}")
+    check_mines(width, height, mines, rule)
+
+    def place(first: int) -> tuple[int, ...]:
+        board = no_guess_layout(
+            width, height, mines, rule, first, seed=seed, certificate=certificate, mode=mode, limit=limit
+        )
+        return board.mine_cells
+
+    return Game(width, height, mines, rule=rule, seed=seed, lives=lives, placer=place, no_guess=certificate)
