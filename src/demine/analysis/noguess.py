@@ -43,12 +43,11 @@ import time
 from dataclasses import dataclass
 from typing import Literal
 
-from demine.analysis import analyze
 from demine.analysis.local import LocalEngine
 from demine.analysis.result import Limit
 from demine.engine.game import Game
 from demine.engine.grid import Geometry, check_mines, geometry, mine_cells_allowed
-from demine.engine.position import COVERED, Position
+from demine.engine.position import COVERED
 from demine.errors import DemineError, InconsistentPosition
 
 Certificate = Literal["complete", "local"]
@@ -108,12 +107,11 @@ def solve_by_deduction(game: Game, certificate: Certificate = "complete") -> boo
         while not game.over:
             safe = eng.safe
             if not safe:
-                eng.count()
+                if not eng.pairs():  # the pair rule first: it settles most stalls cheaply
+                    eng.count()
                 safe = eng.safe
-            if not safe and certificate == "complete":
-                position = game.position()
-                if _count_may_help(eng, position, game.mines):
-                    safe = set(analyze(position, limit=CERTIFY_LIMIT).safe)
+            if not safe and certificate == "complete" and _count_may_help(eng, game.mines):
+                safe = eng.safe_by_count(game.mines)
             if not safe:
                 return False
             opened: list[int] = []
@@ -127,7 +125,7 @@ def solve_by_deduction(game: Game, certificate: Certificate = "complete") -> boo
     return game.won
 
 
-def _count_may_help(eng: LocalEngine, position: Position, mines: int) -> bool:
+def _count_may_help(eng: LocalEngine, mines: int) -> bool:
     """Whether the total mine count could prove a cell that the numbers alone do not.
 
     With ``F`` unknown cells next to a number, ``U`` unknown cells away from every number and
