@@ -416,3 +416,88 @@ def test_a_games_file_from_before_the_no_guess_column_still_opens(tmp_path: Path
         )
     row = Store(path).load("old")
     assert row is not None and row.no_guess is None and row.seed == 7
+
+
+SECURITY = ("x-content-type-options", "content-security-policy", "x-frame-options", "referrer-policy")
+
+
+def _clean_error(r: Any, status: int) -> None:
+    assert r.status_code == status, r.text
+    assert set(r.json()) == {"error"} and r.json()["error"]
+    for h in SECURITY:
+        assert h in r.headers, (status, h)
+    assert "frame-ancestors 'none'" in r.headers["content-security-policy"]
+
+
+def test_every_error_has_one_shape_and_the_security_headers(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _clean_error(client.get("/api/nosuch"), 404)
+    _clean_error(client.delete("/api/games"), 405)
+    _clean_error(
+        client.post("/api/games", content=b"x" * 70_000, headers={"content-type": "application/json"}), 413
+    )
+    _clean_error(client.post("/api/games", json={"preset": "beginner", "rule": "sometimes"}), 400)
+    _clean_error(client.post("/api/games", json={"preset": 5}), 422)
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(client.app.state.service, "view", broken)  # type: ignore[attr-defined]
+    gid = new(client, preset="beginner")["id"]
+    quiet = TestClient(client.app, raise_server_exceptions=False)
+    _clean_error(quiet.get(f"/api/games/{gid}"), 500)
+
+
+def test_the_schema_documents_the_error_shape_and_the_docs_page_is_served_here(client: TestClient) -> None:
+    schema = client.get("/api/openapi.json").json()
+    assert "HTTPValidationError" not in schema["components"]["schemas"]
+    assert schema["components"]["schemas"]["Error"]["required"] == ["error"]
+    op = schema["paths"]["/api/games"]["post"]
+    assert "422" not in op["responses"] and "4XX" in op["responses"]
+    page = client.get("/api/docs")
+    assert page.status_code == 200 and "/api/docs/assets/swagger-ui-bundle.js" in page.text
+    assert "<script>" not in page.text  # no inline script: the policy allows the server's own only
+    assert client.get("/api/docs/assets/swagger-ui-bundle.js").status_code == 200
+
+
+def test_a_seed_of_unicode_digits_is_text_and_a_won_game_has_no_mines_left(client: TestClient) -> None:
+    v = new(client, preset="beginner", seed="²")
+    assert v["seed"] == "²"
+    v = new(client, width=3, height=1, mines=1, rule="safe", seed="1")
+    gid = v["id"]
+    game = live_game(client, gid)
+    client.post(f"/api/games/{gid}/moves", json={"kind": "reveal", "row": 0, "col": 0})
+    for c in range(3):
+        if not game.over and not game.is_mine(c):
+            client.post(f"/api/games/{gid}/moves", json={"kind": "reveal", "row": 0, "col": c})
+    end = client.get(f"/api/games/{gid}").json()
+    assert end["outcome"] == "won" and end["mines_left"] == 0
+
+
+def test_a_flag_move_can_set_the_state_wanted(client: TestClient) -> None:
+    gid = new(client, preset="beginner", rule="zero", seed="3")["id"]
+    client.post(f"/api/games/{gid}/moves", json={"kind": "reveal", "row": 4, "col": 4})
+    game = live_game(client, gid)
+    covered = next(c for c in range(81) if game.visible[c] == 9)
+    r, c = divmod(covered, 9)
+    for _ in range(2):  # two tabs both asking for a flag: one flag, not a flag and its undoing
+        v = client.post(
+            f"/api/games/{gid}/moves", json={"kind": "flag", "row": r, "col": c, "flag": True}
+        ).json()
+        assert v["rows"][r][c] == "F"
+    v = client.post(
+        f"/api/games/{gid}/moves", json={"kind": "flag", "row": r, "col": c, "flag": False}
+    ).json()
+    assert v["rows"][r][c] != "F"
+    v = client.post(f"/api/games/{gid}/moves", json={"kind": "flag", "row": r, "col": c}).json()
+    assert v["rows"][r][c] == "F"  # without "flag": a toggle, as before
+
+
+def test_a_chunked_body_is_held_to_the_limit_on_the_bytes_read(client: TestClient) -> None:
+    def chunks() -> Any:
+        for _ in range(100):
+            yield b"x" * 4096  # 400 KB, sent without a content-length
+
+    r = client.post("/api/games", content=chunks(), headers={"content-type": "application/json"})
+    _clean_error(r, 413)

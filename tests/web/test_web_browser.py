@@ -318,3 +318,12 @@ def test_a_no_guess_game_is_won_with_only_green_hints(page: Page, server: str) -
         target.click()
         expect(target).to_contain_class("open")
     expect(page.locator("#face")).to_have_text("won!")
+
+
+def test_the_api_docs_render_under_the_pages_own_security_policy(page: Page, server: str) -> None:
+    blocked: list[str] = []
+    page.on("console", lambda m: blocked.append(m.text) if "Content Security Policy" in m.text else None)
+    page.goto(server + "/api/docs")
+    expect(page.locator(".opblock").first).to_be_visible(timeout=15_000)
+    assert page.locator(".opblock").count() >= 8  # every endpoint listed
+    assert blocked == []

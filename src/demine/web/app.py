@@ -14,7 +14,9 @@ API (cells are ``[row, col]``; errors are ``{"error": message}`` with a 4xx stat
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import logging
 import os
 import sys
 from collections.abc import AsyncIterator
@@ -27,6 +29,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from demine.errors import DemineError
@@ -57,6 +60,9 @@ class MoveIn(BaseModel):
     kind: str
     row: int
     col: int
+    flag: bool | None = None
+    """For ``kind: "flag"``: the state wanted (true: flagged); the move is skipped when the cell is
+    in it already, so two tabs on one game cannot undo each other's flags. Left out: a toggle."""
 
 
 class AnalyzeIn(BaseModel):
@@ -68,12 +74,15 @@ class AnalyzeIn(BaseModel):
 
 
 class _Guard:
-    """Refuses bodies over :data:`MAX_BODY` and sets headers that keep the page to itself.
-    A plain ASGI middleware (Starlette's ``BaseHTTPMiddleware`` costs about a millisecond a request)."""
+    """Refuses bodies over :data:`MAX_BODY`, sets headers that keep the page to itself on every
+    response (errors included), and turns an unexpected exception into a 500 of the API's error
+    shape. A plain ASGI middleware (Starlette's ``BaseHTTPMiddleware`` costs about a millisecond a
+    request)."""
 
     HEADERS: ClassVar[list[tuple[bytes, bytes]]] = [
         (b"x-content-type-options", b"nosniff"),
-        (b"content-security-policy", b"default-src 'self'; img-src 'self' data:"),
+        (b"content-security-policy", b"default-src 'self'; img-src 'self' data:; frame-ancestors 'none'"),
+        (b"x-frame-options", b"DENY"),
         (b"referrer-policy", b"no-referrer"),
     ]
 
@@ -84,22 +93,58 @@ class _Guard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        for name, value in scope["headers"]:
-            if name == b"content-length" and (not value.isdigit() or int(value) > MAX_BODY):
-                error = JSONResponse({"error": f"the request body is over {MAX_BODY} bytes"}, status_code=413)
-                await error(scope, receive, send)
-                return
         api = scope["path"].startswith("/api/")
+        started = False
 
         async def send_with_headers(message: Message) -> None:
+            nonlocal started
             if message["type"] == "http.response.start":
+                started = True
                 headers = list(message.get("headers", [])) + self.HEADERS
                 if api:
                     headers.append((b"cache-control", b"no-store"))
                 message = {**message, "headers": headers}
             await send(message)
 
-        await self.app(scope, receive, send_with_headers)
+        too_large = JSONResponse({"error": f"the request body is over {MAX_BODY} bytes"}, status_code=413)
+        for name, value in scope["headers"]:
+            if name == b"content-length" and (not value.isdigit() or int(value) > MAX_BODY):
+                await too_large(scope, receive, send_with_headers)
+                return
+        if scope.get("method") in ("POST", "PUT", "PATCH"):
+            # the limit holds on the bytes read, whatever the headers said (a chunked body has
+            # none): the body is read here, at most MAX_BODY + 1 bytes, then handed on whole
+            body = bytearray()
+            more = True
+            while more:
+                message = await receive()
+                if message["type"] != "http.request":
+                    return  # the client went away
+                body += message.get("body", b"")
+                more = bool(message.get("more_body"))
+                if len(body) > MAX_BODY:
+                    await too_large(scope, receive, send_with_headers)
+                    return
+            given = False
+
+            async def replay() -> Message:
+                nonlocal given
+                if not given:
+                    given = True
+                    return {"type": "http.request", "body": bytes(body), "more_body": False}
+                return await receive()
+
+            app_receive: Receive = replay
+        else:
+            app_receive = receive
+        try:
+            await self.app(scope, app_receive, send_with_headers)
+        except Exception:
+            logging.getLogger("demine.web").exception("unexpected error on %s", scope.get("path"))
+            if started:
+                raise  # the answer is under way: nothing clean can be sent now
+            error = JSONResponse({"error": "internal server error"}, status_code=500)
+            await error(scope, receive, send_with_headers)
 
 
 def _json(obj: Any) -> Response:
@@ -127,7 +172,7 @@ def create_app(db: str | Path = ":memory:", workers: int = 0) -> FastAPI:
 
     app = FastAPI(
         title="demine",
-        docs_url="/api/docs",
+        docs_url=None,  # served below from the server's own copy of Swagger UI
         redoc_url=None,
         openapi_url="/api/openapi.json",
         lifespan=lifespan,
@@ -138,6 +183,11 @@ def create_app(db: str | Path = ":memory:", workers: int = 0) -> FastAPI:
     @app.exception_handler(DemineError)
     async def _demine_error(_: Request, e: DemineError) -> JSONResponse:
         return JSONResponse({"error": str(e)}, status_code=_status(e))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(_: Request, e: StarletteHTTPException) -> JSONResponse:
+        # an unknown path, a wrong method: the same error shape as every other answer
+        return JSONResponse({"error": str(e.detail)}, status_code=e.status_code, headers=e.headers)
 
     @app.exception_handler(RequestValidationError)
     async def _bad_request(_: Request, e: RequestValidationError) -> JSONResponse:
@@ -152,6 +202,8 @@ def create_app(db: str | Path = ":memory:", workers: int = 0) -> FastAPI:
         return FileResponse(STATIC / "index.html")
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    _mount_docs(app)
+    app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
 
     @app.post("/api/games")
     async def new_game(body: NewGame) -> Response:
@@ -163,7 +215,9 @@ def create_app(db: str | Path = ":memory:", workers: int = 0) -> FastAPI:
 
     @app.post("/api/games/{game_id}/moves")
     async def move(game_id: str, body: MoveIn, hints: bool = False, probabilities: bool = True) -> Response:
-        return _json(await service.move(game_id, body.kind, body.row, body.col, hints, probabilities))
+        return _json(
+            await service.move(game_id, body.kind, body.row, body.col, hints, probabilities, body.flag)
+        )
 
     @app.get("/api/games/{game_id}/hints")
     async def hints(game_id: str, probabilities: bool = True, guess: bool = True) -> Response:
@@ -186,6 +240,59 @@ def create_app(db: str | Path = ":memory:", workers: int = 0) -> FastAPI:
         return _json(await service.compute(analysis_board, body.text, body.mines, body.trust_flags))
 
     return app
+
+
+#: The one error shape, as the schema documents it.
+ERROR_SCHEMA = {
+    "title": "Error",
+    "type": "object",
+    "properties": {"error": {"type": "string", "description": "what is wrong, in words"}},
+    "required": ["error"],
+}
+
+
+def _openapi(app: FastAPI) -> dict[str, Any]:
+    """The schema, saying what errors look like: ``{"error": message}`` for every 4xx and 5xx
+    (FastAPI's default documents its own 422 shape, which this app does not send)."""
+    if app.openapi_schema is None:
+        from fastapi.openapi.utils import get_openapi
+
+        schema = get_openapi(title=app.title, version=app.version, routes=app.routes)
+        comps = schema.setdefault("components", {}).setdefault("schemas", {})
+        comps.pop("HTTPValidationError", None)
+        comps.pop("ValidationError", None)
+        comps["Error"] = ERROR_SCHEMA
+        error = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+        for ops in schema.get("paths", {}).values():
+            for op in ops.values():
+                responses = op.setdefault("responses", {})
+                responses.pop("422", None)
+                responses["4XX"] = {"description": "a bad request, an unknown game, a conflict", **error}
+                responses["5XX"] = {"description": "an error of the server", **error}
+        app.openapi_schema = schema
+    return app.openapi_schema
+
+
+def _mount_docs(app: FastAPI) -> None:
+    """``/api/docs``: Swagger UI from the ``swagger-ui-py`` package's copy of its files (part of the
+    ``web`` extra; only the files are used), so the page needs nothing from another site and obeys
+    the app's content security policy."""
+    spec = importlib.util.find_spec("swagger_ui")
+    assets = Path(spec.origin).parent / "static" if spec is not None and spec.origin else None
+    if assets is None or not (assets / "swagger-ui-bundle.js").exists():
+
+        @app.get("/api/docs", include_in_schema=False)
+        def no_docs() -> JSONResponse:
+            return JSONResponse(
+                {"error": "the API docs need swagger-ui-py: pip install 'demine[web]'"}, status_code=404
+            )
+
+        return
+    app.mount("/api/docs/assets", StaticFiles(directory=assets), name="docs")
+
+    @app.get("/api/docs", include_in_schema=False)
+    def docs() -> FileResponse:
+        return FileResponse(STATIC / "api-docs.html")
 
 
 def default_db() -> Path:

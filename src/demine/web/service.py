@@ -78,7 +78,8 @@ def parse_seed(text: str | int | None) -> int | str | None:
     text = text.strip()
     if len(text) > MAX_SEED:
         raise InputError(f"a seed has at most {MAX_SEED} characters, got {len(text)}")
-    return int(text) if text.isdigit() else text
+    # ASCII digits only: str.isdigit() accepts "²", which int() refuses
+    return int(text) if text.isascii() and text.isdigit() else text
 
 
 # ---------------------------------------------------------------------------- hints
@@ -320,7 +321,7 @@ class Session:
             "rows": _rows(p),
             "outcome": g.outcome,
             "flags": g.flags,
-            "mines_left": g.mines - g.flags,
+            "mines_left": 0 if g.won else g.mines - g.flags,  # a won game has every mine accounted for
             "moves": len(g.moves),
             "elapsed": round(self.elapsed(), 3),
             "running": self.started is not None and not self.game.over,
@@ -463,9 +464,11 @@ class Service:
         col: int,
         with_hints: bool = False,
         probabilities: bool = True,
+        flag: bool | None = None,
     ) -> dict[str, Any]:
         """Play one move; returns the new view with the cells it opened, and with ``with_hints``
-        the hints of the new position (under ``"hints"``; none once the game is over)."""
+        the hints of the new position (under ``"hints"``; none once the game is over). A flag
+        move with ``flag`` set puts the cell in that state (nothing is played if it is already)."""
         if kind not in MOVE_KINDS:
             raise InputError(f"unknown move {kind!r}; choose one of {', '.join(MOVE_KINDS)}")
         with self._locked(game_id) as s:
@@ -485,7 +488,8 @@ class Service:
             if unplaced and not g.placed:
                 g.placer = _fixed(board)
             before = len(g.moves)
-            opened = g.play(Move(kind, cell))
+            flagged = g.visible[cell] == FLAG if kind == "flag" else None
+            opened = [] if flag is not None and flagged == flag else g.play(Move(kind, cell))
             now = time.time()
             if s.started is None and g.start is not None:
                 s.started = now

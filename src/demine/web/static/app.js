@@ -252,8 +252,22 @@ function showEnd() {
 
 // One request at a time per page, in click order (the server serialises too).
 function queue(fn) {
-  play.busy = play.busy.then(fn).catch((e) => showWhy(e.message, true));
+  play.busy = play.busy.then(fn).catch(async (e) => {
+    showWhy(e.message, true);
+    await refreshView();  // another tab may have moved on: show the game as it is now
+  });
   return play.busy;
+}
+
+async function refreshView() {
+  const v = play.view;
+  if (!v) return;
+  try {
+    setView(await api(`/api/games/${encodeURIComponent(v.id)}`));
+    redraw();
+  } catch (e) {
+    // the error shown already says what went wrong
+  }
 }
 
 function act(kind, r, c) {
@@ -262,7 +276,9 @@ function act(kind, r, c) {
     if (!v || v.outcome !== "playing") return;
     const want = hintsOn() || probsOn();
     const query = want ? `?hints=1&probabilities=${probsOn() ? 1 : 0}` : "";
-    const nv = await api(`/api/games/${v.id}/moves${query}`, { kind, row: r, col: c });
+    const body = { kind, row: r, col: c };
+    if (kind === "flag") body.flag = v.rows[r][c] !== "F";  // the state wanted, not a blind toggle
+    const nv = await api(`/api/games/${v.id}/moves${query}`, body);
     setView(nv);
     showWhy("");
     play.hints = nv.hints || null;  // one request per click: the hints come with the move
