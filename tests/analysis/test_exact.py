@@ -385,3 +385,29 @@ def test_a_systems_outcomes_derived_and_counted_with_a_cache_match_a_fresh_analy
             got = solve_system(derived, explain=False, cache=cache)
             assert got._prob == want._prob
             assert (got.safe, got.mines, got.solutions) == (want.safe, want.mines, want.solutions)
+
+
+def _grid_of_ones(width: int, height: int, step_r: int, step_c: int, mines: int) -> Position:
+    st = bytearray([COVERED]) * (width * height)
+    for r in range(0, height, step_r):
+        for c in range(0, width, step_c):
+            st[r * width + c] = 1
+    return Position(width, height, bytes(st), mines)
+
+
+def test_a_spent_budget_stops_the_ordering_and_the_convolutions_too() -> None:
+    # a 100x100 board of 1s and covered cells: one huge component whose elimination order alone
+    # took seconds, and many components whose convolutions took seconds; neither looked at the
+    # clock. With no time left, the first look at it ends the count (the test needs no timing).
+    import time
+
+    from demine.analysis.constraints import components, position_system
+    from demine.analysis.order import OverBudget, elimination_order
+
+    wide = _grid_of_ones(100, 100, 2, 2, 2500)
+    comp = max(components(position_system(wide).constraints), key=lambda c: len(c.boxes))
+    with pytest.raises(OverBudget):
+        elimination_order(comp, deadline=time.perf_counter() - 1)
+    assert analyze(wide, limit=Limit(seconds=0.0)).approximate
+    many = _grid_of_ones(100, 100, 2, 3, 1200)
+    assert analyze(many, limit=Limit(seconds=0.0)).approximate

@@ -40,7 +40,7 @@ from functools import lru_cache
 from math import comb
 
 from demine.analysis.constraints import Component, System, components
-from demine.analysis.order import elimination_order, greedy_order
+from demine.analysis.order import OverBudget, elimination_order, greedy_order
 from demine.analysis.result import Analysis, Limit, Reason
 from demine.analysis.rules import Propagator
 from demine.errors import InconsistentPosition
@@ -55,8 +55,7 @@ PAIR_BOXES = 20
 PAIR_WIDTH = 6
 
 
-class _OverBudget(Exception):
-    pass
+_OverBudget = OverBudget  # the counter's name for it
 
 
 @lru_cache(maxsize=64)
@@ -71,9 +70,9 @@ def _comb(n: int, k: int) -> int:
     return comb(n, k) if 0 <= k <= n else 0
 
 
-def _width(comp: Component) -> int:
+def _width(comp: Component, deadline: float | None = None) -> int:
     """How many constraints the greedy elimination order keeps open at most."""
-    _, shift_m, bits = _plan(comp, greedy_order(comp))
+    _, shift_m, bits = _plan(comp, greedy_order(comp, None, deadline))
     return shift_m // bits
 
 
@@ -161,7 +160,7 @@ def _count_cached(
 
 def _count(comp: Component, max_mines: int, deadline: float | None, state_cap: int) -> _Counted:
     """The forward pass: the states after each step, and W[t]."""
-    order = elimination_order(comp)
+    order = elimination_order(comp, deadline)
     steps, shift_m, bits = _plan(comp, order)
     mask = (1 << bits) - 1
     binoms = {s: _binom_row(s) for s, _, _, _ in steps}
@@ -246,22 +245,42 @@ def _marginals(cnt: _Counted, R: list[int]) -> tuple[list[int], int]:
     return M, G.get(0, 0)
 
 
-def convolve_all_but_one(polys: list[list[int]]) -> tuple[list[int], list[list[int]]]:
+def convolve_all_but_one(
+    polys: list[list[int]], deadline: float | None = None
+) -> tuple[list[int], list[list[int]]]:
     """The convolution of all ``polys``, and for each one the convolution of all the others
-    (prefix and suffix products: O(k) convolutions for k polynomials, not O(k^2))."""
+    (prefix and suffix products: O(k) convolutions for k polynomials, not O(k^2)). Raises
+    :class:`~demine.analysis.order.OverBudget` past ``deadline``."""
+    pre = prefix_products(polys, deadline)
+    return pre[-1], all_but_one(polys, pre, deadline)
+
+
+def prefix_products(polys: list[list[int]], deadline: float | None = None) -> list[list[int]]:
+    """``[1]`` and the convolution of the first 1, 2, ... of ``polys`` (the last: all of them)."""
     pre = [[1]]
     for W in polys:
-        pre.append(_convolve(pre[-1], W))
+        pre.append(_convolve(pre[-1], W, deadline))
+    return pre
+
+
+def all_but_one(
+    polys: list[list[int]], pre: list[list[int]], deadline: float | None = None
+) -> list[list[int]]:
+    """For each of ``polys``, the convolution of all the others, from the prefix products ``pre``
+    (:class:`OverBudget` past ``deadline``: with many components of huge counts this is the
+    costliest step of an analysis)."""
     suf = [[1]]
     for W in reversed(polys):
-        suf.append(_convolve(suf[-1], W))
+        suf.append(_convolve(suf[-1], W, deadline))
     suf.reverse()
-    return pre[-1], [_convolve(pre[i], suf[i + 1]) for i in range(len(polys))]
+    return [_convolve(pre[i], suf[i + 1], deadline) for i in range(len(polys))]
 
 
-def _convolve(a: list[int], b: list[int]) -> list[int]:
+def _convolve(a: list[int], b: list[int], deadline: float | None = None) -> list[int]:
     out = [0] * (len(a) + len(b) - 1)
     for i, x in enumerate(a):
+        if deadline is not None and i % 16 == 0 and time.perf_counter() > deadline:
+            raise _OverBudget
         if x:
             for j, y in enumerate(b):
                 if y:
@@ -292,7 +311,11 @@ def solve_system(
     prop.run_numbers()
     rest = prop.remaining()
     comps = components(rest)
-    if any(len(c.boxes) >= PAIR_BOXES and _width(c) >= PAIR_WIDTH for c in comps):
+    try:
+        wide = any(len(c.boxes) >= PAIR_BOXES and _width(c, deadline) >= PAIR_WIDTH for c in comps)
+    except _OverBudget:
+        return _approximate(system, t0, limit)
+    if wide:
         # a wide frontier: the pair rule first shrinks it (cheap next to the count it saves)
         prop.run_all()
         rest = prop.remaining()
@@ -352,7 +375,12 @@ def solve_system(
                 assign(cells, (M[b], len(cells) * Z))
         assign(off, (a, d))
     else:
-        total_poly, all_others = convolve_all_but_one([cnt.W for cnt in counted])
+        polys = [cnt.W for cnt in counted]
+        try:
+            pre = prefix_products(polys, deadline)
+        except _OverBudget:
+            return _approximate(system, t0, limit)
+        total_poly = pre[-1]
 
         def weight(x: int) -> int:
             return _comb(n_off, x)
@@ -368,6 +396,10 @@ def solve_system(
                 mine_count=True,
             )
         solutions = Z
+        try:  # (a position the count cannot explain was refused above, whatever the budget)
+            all_others = all_but_one(polys, pre, deadline)
+        except _OverBudget:
+            return _approximate(system, t0, limit)
         for cnt, others in zip(counted, all_others, strict=True):
             R = [0] * len(cnt.W)
             for t in range(len(cnt.W)):

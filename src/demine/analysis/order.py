@@ -4,12 +4,23 @@ component's length)."""
 
 from __future__ import annotations
 
+import time
+
 from demine.analysis.constraints import Component
 
+#: Steps of the greedy order between two looks at the clock.
+CLOCK_EVERY = 32
 
-def greedy_order(comp: Component, start: int | None = None) -> list[int]:
+
+class OverBudget(Exception):
+    """The count (its ordering included) ran past its deadline or its state budget."""
+
+
+def greedy_order(comp: Component, start: int | None = None, deadline: float | None = None) -> list[int]:
     """A greedy elimination order: next, the box that leaves the fewest constraints open; on ties,
-    the one whose open constraints are nearest to closing."""
+    the one whose open constraints are nearest to closing. Raises :class:`OverBudget` past
+    ``deadline`` (a ``time.perf_counter()`` value): on a huge component the ordering alone can
+    take seconds."""
     nb = len(comp.boxes)
     left = [len(bs) for bs in comp.cons_boxes]  # unprocessed boxes per constraint
     done = [False] * nb
@@ -18,6 +29,8 @@ def greedy_order(comp: Component, start: int | None = None) -> list[int]:
     box_cons = comp.box_cons
     cons_boxes = comp.cons_boxes
     while len(order) < nb:
+        if deadline is not None and len(order) % CLOCK_EVERY == 0 and time.perf_counter() > deadline:
+            raise OverBudget
         cand: set[int] = set()
         for c in open_:
             for b in cons_boxes[c]:
@@ -86,9 +99,10 @@ MULTI_START_COST = 5000
 MULTI_STARTS = 8
 
 
-def elimination_order(comp: Component) -> list[int]:
-    """The elimination order for a component (see :func:`greedy_order`)."""
-    order = greedy_order(comp)
+def elimination_order(comp: Component, deadline: float | None = None) -> list[int]:
+    """The elimination order for a component (see :func:`greedy_order`; :class:`OverBudget` past
+    ``deadline``)."""
+    order = greedy_order(comp, None, deadline)
     nb = len(comp.boxes)
     cost = _order_cost(comp, order)
     if cost <= MULTI_START_COST:
@@ -97,7 +111,7 @@ def elimination_order(comp: Component) -> list[int]:
     starts = sorted(range(nb), key=lambda b: (sum(len(cons_boxes[c]) for c in box_cons[b]), b))
     best, best_cost = order, cost
     for st in starts[:MULTI_STARTS]:
-        o = greedy_order(comp, st)
+        o = greedy_order(comp, st, deadline)
         cost = _order_cost(comp, o)
         if cost < best_cost:
             best, best_cost = o, cost

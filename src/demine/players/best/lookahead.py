@@ -46,13 +46,14 @@ def _outcomes(
     system: System | None = None,
     cache: CountCache | None = None,
     deadline: float | None = None,
-) -> list[Outcome]:
+) -> list[Outcome] | None:
     """For each number ``cell`` could show: the count of layouts, the analysis afterwards and the
     position (an approximate analysis, past the budget, is kept with its count 1 so callers can
-    tell). ``system``, when given, is the position's: each outcome's is derived from it, and its
-    components' counts are kept in ``cache`` (one per look-ahead). With ``deadline`` (a
-    ``time.perf_counter()`` value), each analysis may use the time left until then instead of
-    ``limit.seconds``."""
+    tell); None once ``deadline`` has passed (no analysis is started past it: on a big board the
+    fallback of an analysis given no time costs more than the budget left). ``system``, when
+    given, is the position's: each outcome's is derived from it, and its components' counts are
+    kept in ``cache`` (one per look-ahead). With ``deadline`` (a ``time.perf_counter()`` value),
+    each analysis may use the time left until then instead of ``limit.seconds``."""
     st = position.states
     nb = position.geometry.neighbours(cell)
     flags = sum(1 for d in nb if st[d] == FLAG)
@@ -62,7 +63,10 @@ def _outcomes(
         after = position.with_state(cell, v)
         budget = limit
         if deadline is not None:
-            budget = Limit(seconds=max(0.0, deadline - time.perf_counter()), states=limit.states)
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                return None
+            budget = Limit(seconds=left, states=limit.states)
         try:
             if system is None:
                 a = analyze(after, limit=budget)
@@ -264,7 +268,7 @@ def _outcomes_pruned(
     None when an analysis ran past its budget (``deadline``, see :func:`_outcomes`) or the
     candidate cannot beat ``beat`` any more."""
     found = _outcomes(position, cell, limit, system, cache, deadline)
-    if any(o.approximate for _, o, _ in found):
+    if found is None or any(o.approximate for _, o, _ in found):
         return None
     if kept is not None:
         kept.extend(found)
@@ -350,7 +354,7 @@ def _reveal_worth(
     to survive one more reveal afterwards (both scaled by :func:`_scaled`). None when the budget
     (``deadline``) ran out."""
     outs = _outcomes(position, cell, Limit(), system, cache, deadline)
-    if any(o.approximate for _, o, _ in outs):
+    if outs is None or any(o.approximate for _, o, _ in outs):
         return None
     weights, total = _scaled([n for n, _, _ in outs])
     return total, sum(w * _survive_one(o) for w, (_, o, _) in zip(weights, outs, strict=True))
