@@ -4,10 +4,11 @@ Run: python benchmarks/budget_hold.py [--games 3]
 
 Positions: two 100x100 boards of 1s and covered cells (one huge component, and many components
 with huge counts: before 2026-11-25 the first spent 3 s ordering its boxes and the second 4.5 s in
-convolutions under a 0.5 s budget) and the guess points of ``--games`` seeded 100x100 games with
-15% mines. For each: ``analyze`` with 0.5 s, ``best_move`` with the web's 0.05 s given the
-analysis, and the web's whole hint (``hints``: 0.5 s analysis + 0.05 s best guess). Printed: the
-worst and median time over each kind, and the worst as a multiple of its budget.
+convolutions under a 0.5 s budget) and 6 x ``--games`` guess points of seeded 100x100 games with
+15% mines (``positions.guess_points``). For each: ``analyze`` with 0.5 s, ``best_move`` with the
+web's 0.05 s given the analysis, and the web's whole hint (``hints``: 0.5 s analysis + 0.05 s best
+guess). Printed: the worst and median time over each kind, and the worst as a multiple of its
+budget.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ import statistics
 import time
 from collections.abc import Callable
 
-from demine import DemineError, Game, Limit, Position, analyze, best_move
+from demine import DemineError, Position, analyze, best_move
 from demine.engine.position import COVERED
 from demine.web.service import GUESS_LIMIT, HINT_LIMIT, hints
+from positions import guess_points
 
 
 def _grid(step_r: int, step_c: int, mines: int) -> Position:
@@ -29,24 +31,6 @@ def _grid(step_r: int, step_c: int, mines: int) -> Position:
         for c in range(0, 100, step_c):
             st[r * 100 + c] = 1
     return Position(100, 100, bytes(st), mines)
-
-
-def _guess_points(games: int) -> list[Position]:
-    out = []
-    for seed in range(games):
-        g = Game(100, 100, 1500, rule="safe", seed=f"budget/{seed}")
-        g.reveal(0)
-        while not g.over and len(out) < 6 * (seed + 1):
-            p = g.position()
-            a = analyze(p)
-            if a.safe:
-                for c in sorted(a.safe):
-                    if not g.over:
-                        g.reveal(c)
-                continue
-            out.append(p)
-            g.reveal(best_move(p, Limit(seconds=0.05), analysis=a).move.cell)
-    return out
 
 
 def _time(fn: Callable[[], object]) -> float:
@@ -60,7 +44,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=3)
     ns = ap.parse_args()
-    positions = [_grid(2, 2, 2500), _grid(2, 3, 1200), *_guess_points(ns.games)]
+    positions = [
+        _grid(2, 2, 2500),
+        _grid(2, 3, 1200),
+        *guess_points(6 * ns.games, seed="budget", size=(100, 100, 1500)),
+    ]
     rows: dict[str, tuple[float, list[float]]] = {
         "analyze": (HINT_LIMIT.seconds or 0.0, []),
         "best_move": (GUESS_LIMIT.seconds or 0.0, []),

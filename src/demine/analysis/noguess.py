@@ -154,11 +154,10 @@ def is_guess_free(
     certificate: Certificate = "complete",
 ) -> bool:
     """Whether the layout is won from ``first`` by deduction alone (a mine at ``first`` is not)."""
-    if first in set(mine_cells):
-        return False
-    game = Game.from_layout(width, height, list(mine_cells))
-    game.reveal(first)
-    return solve_by_deduction(game, certificate)
+    return (
+        first not in set(mine_cells)
+        and _stall(geometry(width, height), mine_cells, first, certificate) is None
+    )
 
 
 def no_guess_layout(
@@ -241,8 +240,10 @@ def _uniform(
     return None
 
 
-def _stall(geo: Geometry, layout: set[int], first: int, certificate: Certificate) -> Game | None:
-    """The game where deduction stalls on ``layout`` (None when it is guess-free)."""
+def _stall(
+    geo: Geometry, layout: set[int] | tuple[int, ...] | list[int], first: int, certificate: Certificate
+) -> Game | None:
+    """The game where deduction stalls on ``layout`` from ``first`` (None when it is won)."""
     game = Game.from_layout(geo.width, geo.height, sorted(layout))
     game.reveal(first)
     return None if solve_by_deduction(game, certificate) else game
