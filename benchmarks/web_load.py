@@ -134,6 +134,13 @@ def start_server(
         str(port),
         "--db",
         str(Path(tmp.name) / "games.db"),
+        # every simulated player comes from 127.0.0.1: one client to the per-client rates
+        "--rate",
+        "games=off",
+        "--rate",
+        "moves=off",
+        "--rate",
+        "hints=off",
     ]
     if workers is not None:
         cmd += ["--workers", str(workers)]

@@ -493,6 +493,20 @@ def _add_more(sub: Any) -> None:
         default=None,
         help="processes that compute hints (default: one per CPU when there are several; 0: none)",
     )
+    p.add_argument(
+        "--rate",
+        action="append",
+        metavar="KIND=RATE",
+        help="requests one client may make, KIND one of games, moves, hints, analyses, RATE like "
+        "600/minute or off (defaults: games 60/minute, moves 1200/minute, hints 600/minute, "
+        "analyses 120/minute); repeat for several",
+    )
+    p.add_argument(
+        "--trust-proxy",
+        action="store_true",
+        help="take each client's address from X-Forwarded-For (only behind a proxy that sets it)",
+    )
+    p.add_argument("--max-moves", type=positive_int, default=20_000, help="moves one game may hold")
     p.set_defaults(func=cmd_serve)
 
 
@@ -503,10 +517,21 @@ def cmd_serve(ns: argparse.Namespace) -> int:
     except ImportError:
         raise DemineError("the web game needs FastAPI and uvicorn: pip install 'demine[web]'") from None
     from demine.web.app import serve
+    from demine.web.limits import ServeLimits
+
+    rates: dict[str, str | None] = {}
+    for item in ns.rate or []:
+        kind, sep, rate = item.partition("=")
+        if not sep or kind not in ("games", "moves", "hints", "analyses"):
+            raise DemineError(
+                f"--rate {item!r}: expected KIND=RATE with KIND one of games, moves, hints, analyses"
+            )
+        rates[kind] = None if rate.strip().lower() == "off" else rate.strip()
+    limits = ServeLimits(**rates, trust_proxy=ns.trust_proxy, max_moves=ns.max_moves)  # type: ignore[arg-type]
 
     if ns.workers is not None and ns.workers < 0:
         raise DemineError(f"--workers must be 0 or more, got {ns.workers}")
-    serve(ns.host, ns.port, ns.db, ns.workers)
+    serve(ns.host, ns.port, ns.db, ns.workers, limits)
     return 0
 
 

@@ -33,6 +33,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from demine.errors import DemineError
+from demine.web.limits import Busy, RateLimiter, ServeLimits, TooManyRequests
 from demine.web.service import MAX_PASTE, Conflict, NotFound, Service, analysis_board
 from demine.web.store import Store
 
@@ -160,10 +161,17 @@ def _status(e: DemineError) -> int:
     return 400
 
 
-def create_app(db: str | Path = ":memory:", workers: int = 0) -> FastAPI:
-    """The app, with its games stored in the SQLite file ``db`` (in memory by default) and hints
-    computed in ``workers`` processes (0: in the server's own process)."""
-    service = Service(Store(db), workers)
+def create_app(db: str | Path = ":memory:", workers: int = 0, limits: ServeLimits | None = None) -> FastAPI:
+    """The app, with its games stored in the SQLite file ``db`` (in memory by default), hints
+    computed in ``workers`` processes (0: in the server's own process), and what each client may
+    ask (``limits``: :class:`~demine.web.limits.ServeLimits`, the defaults when None)."""
+    limits = limits or ServeLimits()
+    service = Service(Store(db), workers, limits)
+    rate = RateLimiter(limits)
+
+    def client(request: Request) -> str:
+        host = request.client.host if request.client else None
+        return rate.client(host, request.headers.get("x-forwarded-for"))
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -183,6 +191,14 @@ def create_app(db: str | Path = ":memory:", workers: int = 0) -> FastAPI:
     @app.exception_handler(DemineError)
     async def _demine_error(_: Request, e: DemineError) -> JSONResponse:
         return JSONResponse({"error": str(e)}, status_code=_status(e))
+
+    @app.exception_handler(TooManyRequests)
+    async def _too_many(_: Request, e: TooManyRequests) -> JSONResponse:
+        return JSONResponse({"error": str(e)}, status_code=429, headers={"retry-after": str(e.retry_after)})
+
+    @app.exception_handler(Busy)
+    async def _busy(_: Request, e: Busy) -> JSONResponse:
+        return JSONResponse({"error": str(e)}, status_code=503, headers={"retry-after": "1"})
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(_: Request, e: StarletteHTTPException) -> JSONResponse:
@@ -206,7 +222,8 @@ def create_app(db: str | Path = ":memory:", workers: int = 0) -> FastAPI:
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
 
     @app.post("/api/games")
-    async def new_game(body: NewGame) -> Response:
+    async def new_game(body: NewGame, request: Request) -> Response:
+        rate.hit("games", client(request))
         return _json(service.new_game(**body.model_dump()))
 
     @app.get("/api/games/{game_id}")
@@ -214,17 +231,24 @@ def create_app(db: str | Path = ":memory:", workers: int = 0) -> FastAPI:
         return _json(service.view(game_id))
 
     @app.post("/api/games/{game_id}/moves")
-    async def move(game_id: str, body: MoveIn, hints: bool = False, probabilities: bool = True) -> Response:
+    async def move(
+        game_id: str, body: MoveIn, request: Request, hints: bool = False, probabilities: bool = True
+    ) -> Response:
+        rate.hit("moves", client(request))
         return _json(
             await service.move(game_id, body.kind, body.row, body.col, hints, probabilities, body.flag)
         )
 
     @app.get("/api/games/{game_id}/hints")
-    async def hints(game_id: str, probabilities: bool = True, guess: bool = True) -> Response:
+    async def hints(
+        game_id: str, request: Request, probabilities: bool = True, guess: bool = True
+    ) -> Response:
+        rate.hit("hints", client(request))
         return _json(await service.hints(game_id, probabilities, guess))
 
     @app.get("/api/games/{game_id}/hint")
-    async def hint(game_id: str) -> Response:
+    async def hint(game_id: str, request: Request) -> Response:
+        rate.hit("hints", client(request))
         return _json(await service.hint(game_id))
 
     @app.get("/api/games/{game_id}/replay")
@@ -236,7 +260,8 @@ def create_app(db: str | Path = ":memory:", workers: int = 0) -> FastAPI:
         return _json(service.export(game_id))
 
     @app.post("/api/analyze")
-    async def analyze(body: AnalyzeIn) -> Response:
+    async def analyze(body: AnalyzeIn, request: Request) -> Response:
+        rate.hit("analyses", client(request))
         return _json(await service.compute(analysis_board, body.text, body.mines, body.trust_flags))
 
     return app
@@ -303,10 +328,15 @@ def default_db() -> Path:
 
 
 def serve(
-    host: str = "127.0.0.1", port: int = 8000, db: str | Path | None = None, workers: int | None = None
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    db: str | Path | None = None,
+    workers: int | None = None,
+    limits: ServeLimits | None = None,
 ) -> None:
     """Run the app with uvicorn (blocks until stopped). ``workers``: hint processes (default:
-    one per CPU when there are several, else none)."""
+    one per CPU when there are several, else none); ``limits``: what each client may ask."""
+    limits = limits or ServeLimits()
     import uvicorn
 
     path = Path(db) if db is not None else default_db()
@@ -319,4 +349,13 @@ def serve(
         # default 5 ms, or each request waits for the event loop's time slice to run out
         sys.setswitchinterval(0.0005)
     print(f"demine: games in {path}, {workers} hint workers; open http://{host}:{port}/", flush=True)
-    uvicorn.run(create_app(path, workers), host=host, port=port, log_level="warning")
+    rates = ", ".join(
+        f"{k} {getattr(limits, k) or 'unlimited'}" for k in ("games", "moves", "hints", "analyses")
+    )
+    proxy = "from X-Forwarded-For" if limits.trust_proxy else "by connection address"
+    print(
+        f"demine: per client ({proxy}): {rates}; at most {limits.max_moves} moves a game; "
+        f"{limits.heavy_running} heavy requests at once, {limits.heavy_queue} waiting",
+        flush=True,
+    )
+    uvicorn.run(create_app(path, workers, limits), host=host, port=port, log_level="warning")

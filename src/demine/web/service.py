@@ -30,6 +30,7 @@ from demine.engine.game import MOVE_KINDS, Game, Move
 from demine.engine.grid import PRESETS, RULES, check_mines, default_start
 from demine.engine.position import COVERED, FLAG, Position
 from demine.errors import DemineError, IllegalMove, InconsistentPosition, InputError, SizeError
+from demine.web.limits import Busy, ServeLimits
 from demine.web.store import Store, StoredGame
 
 MAX_SIDE = 100
@@ -346,8 +347,13 @@ class Service:
     Moves on one game are serialised by the game's lock; different games proceed in parallel.
     """
 
-    def __init__(self, store: Store | None = None, workers: int = 0) -> None:
+    def __init__(
+        self, store: Store | None = None, workers: int = 0, limits: ServeLimits | None = None
+    ) -> None:
         self.store = store or Store()
+        self.limits = limits or ServeLimits()
+        self._heavy = asyncio.Semaphore(self.limits.heavy_running)
+        self._waiting = 0
         self._cache: OrderedDict[str, Session] = OrderedDict()
         self._cache_lock = threading.Lock()
         self.workers = workers
@@ -367,6 +373,19 @@ class Service:
         on serving), else here (in a thread with ``off_loop``: for work too long to hold up the
         event loop). A worker that died is replaced and the call is made here, so a request never
         fails for it."""
+        if self._heavy.locked() and self._waiting >= self.limits.heavy_queue:
+            raise Busy("the server is busy with other players' hints and analyses: try again in a moment")
+        self._waiting += 1
+        try:
+            await self._heavy.acquire()
+        finally:
+            self._waiting -= 1
+        try:
+            return await self._compute(fn, *args, off_loop=off_loop)
+        finally:
+            self._heavy.release()
+
+    async def _compute(self, fn: Callable[..., Any], *args: Any, off_loop: bool) -> Any:
         pool = self._pool
         if pool is None:
             return await asyncio.to_thread(fn, *args) if off_loop else fn(*args)
@@ -487,6 +506,8 @@ class Service:
             g = s.game
             if unplaced and not g.placed:
                 g.placer = _fixed(board)
+            if len(g.moves) >= self.limits.max_moves and not g.over:
+                raise Conflict(f"this game has reached its limit of {self.limits.max_moves} moves")
             before = len(g.moves)
             flagged = g.visible[cell] == FLAG if kind == "flag" else None
             opened = [] if flag is not None and flagged == flag else g.play(Move(kind, cell))
