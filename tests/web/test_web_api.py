@@ -398,24 +398,110 @@ def test_an_unplaced_no_guess_game_is_restored_guess_free(tmp_path: Path) -> Non
     assert client.post("/api/games", json={"preset": "beginner", "no_guess": "sometimes"}).status_code == 400
 
 
-def test_a_games_file_from_before_the_no_guess_column_still_opens(tmp_path: Path) -> None:
+#: The games table as the first web game wrote it (moves as a JSON list in the row).
+FIRST_SCHEMA = """
+CREATE TABLE games (
+    id TEXT PRIMARY KEY, width INTEGER NOT NULL, height INTEGER NOT NULL, mines INTEGER NOT NULL,
+    rule TEXT NOT NULL, seed TEXT NOT NULL, seed_given INTEGER NOT NULL, layout TEXT,
+    moves TEXT NOT NULL, outcome TEXT NOT NULL, created REAL NOT NULL, started REAL, ended REAL
+)
+"""
+
+
+def test_a_games_file_of_the_first_schema_still_opens_and_plays_on(tmp_path: Path) -> None:
     import sqlite3
 
-    from demine.web.store import Store
-
     path = tmp_path / "old.db"
-    old_schema = store_module.SCHEMA.replace(
-        ",\n    no_guess TEXT                -- the certificate of a guess-free game, or NULL", ""
-    )
-    assert "no_guess" not in old_schema
+    game = Game(9, 9, 10, rule="zero", seed=7)
+    game.reveal(40)
     with sqlite3.connect(path) as db:
-        db.execute(old_schema)
+        db.execute(FIRST_SCHEMA)
         db.execute(
             "INSERT INTO games VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            ("old", 9, 9, 10, "safe", "7", 1, None, "[]", "playing", 0.0, None, None),
+            (
+                "old",
+                9,
+                9,
+                10,
+                "zero",
+                "7",
+                1,
+                json.dumps(game.mine_cells()),
+                '[["reveal", 40]]',
+                "playing",
+                0.0,
+                1.0,
+                None,
+            ),
         )
-    row = Store(path).load("old")
-    assert row is not None and row.no_guess is None and row.seed == 7
+    row = store_module.Store(path).load("old")
+    assert row is not None and row.no_guess is None and row.seed == 7 and row.moves == [("reveal", 40)]
+    client = TestClient(create_app(path))
+    covered = next(c for c in range(81) if game.visible[c] == 9)
+    v = client.post(
+        "/api/games/old/moves", json={"kind": "flag", "row": covered // 9, "col": covered % 9}
+    ).json()
+    assert v["moves"] == 2
+    again = store_module.Store(path).load("old")
+    assert again is not None and again.moves == [("reveal", 40), ("flag", covered)]
+
+
+def test_a_move_is_appended_not_the_game_rewritten(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "g.db"
+    client = TestClient(create_app(path))
+    gid = new(client, preset="expert", rule="zero")["id"]
+    client.post(f"/api/games/{gid}/moves", json={"kind": "reveal", "row": 3, "col": 3})
+    for _ in range(50):  # flag toggles: the game's row stays the same size
+        client.post(f"/api/games/{gid}/moves", json={"kind": "flag", "row": 15, "col": 29})
+    with sqlite3.connect(path) as db:
+        (legacy,) = db.execute("SELECT moves FROM games WHERE id = ?", (gid,)).fetchone()
+        (rows,) = db.execute("SELECT COUNT(*) FROM moves WHERE game_id = ?", (gid,)).fetchone()
+    assert legacy == "[]" and rows == 51
+    restored = store_module.Store(path).load(gid)
+    assert restored is not None and len(restored.moves) == 51
+
+
+def test_games_expire_and_the_file_stays_under_its_size(tmp_path: Path) -> None:
+    from demine.web.limits import ServeLimits
+
+    path = tmp_path / "g.db"
+    svc = service.Service(store_module.Store(path), limits=ServeLimits(idle_expiry=100, finished_expiry=1000))
+    old = svc.new_game(preset="beginner", now=0.0)["id"]
+    svc.new_game(preset="beginner", now=50.0)
+    assert svc.store.count() == 2
+    fresh = svc.new_game(preset="beginner", now=150.0)["id"]  # the first is idle past 100 s: gone
+    assert svc.store.count() == 2 and svc.store.load(old) is None and svc.store.load(fresh) is not None
+    with pytest.raises(service.NotFound):
+        svc.view(old)
+    for i in range(300):
+        svc.store.save(
+            store_module.StoredGame(f"g{i}", 30, 16, 99, "safe", i, False, moves=[("flag", 5)] * 200), 200.0
+        )
+    big = svc.store.size()
+    gone = svc.store.expire(200.0, 100, 1000, max_bytes=big // 3)
+    assert gone > 0 and svc.store.size() <= big // 3
+
+
+def test_one_address_keeps_a_bounded_number_of_unfinished_games() -> None:
+    from demine.web.limits import ServeLimits
+
+    client = TestClient(create_app(limits=ServeLimits(games_per_client=2)))
+    assert [client.post("/api/games", json={"preset": "beginner"}).status_code for _ in range(3)] == [
+        200,
+        200,
+        429,
+    ]
+
+
+def test_the_memory_for_games_is_bounded_in_bytes() -> None:
+    from demine.web.limits import ServeLimits
+
+    svc = service.Service(limits=ServeLimits(cache_bytes=200_000))
+    ids = [svc.new_game(width=100, height=100, mines=100)["id"] for _ in range(20)]
+    assert svc.cached_bytes <= 200_000 < 20 * 40_000
+    assert svc.view(ids[0])["width"] == 100  # an evicted game comes back from the store
 
 
 SECURITY = ("x-content-type-options", "content-security-policy", "x-frame-options", "referrer-policy")

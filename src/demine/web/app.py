@@ -14,6 +14,7 @@ API (cells are ``[row, col]``; errors are ``{"error": message}`` with a 4xx stat
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import logging
@@ -224,7 +225,9 @@ def create_app(db: str | Path = ":memory:", workers: int = 0, limits: ServeLimit
     @app.post("/api/games")
     async def new_game(body: NewGame, request: Request) -> Response:
         rate.hit("games", client(request))
-        return _json(service.new_game(**body.model_dump()))
+        # off the event loop: it writes the game and, once a minute, deletes the expired ones
+        made = await asyncio.to_thread(service.new_game, **body.model_dump(), client=client(request))
+        return _json(made)
 
     @app.get("/api/games/{game_id}")
     async def get_game(game_id: str) -> Response:

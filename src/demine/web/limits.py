@@ -55,6 +55,16 @@ class ServeLimits:
     """Heavy computations (hints, analyses, no-guess boards) run at once..."""
     heavy_queue: int = 64
     """...and at most this many wait; past that a request gets 503 at once."""
+    games_per_client: int = 200
+    """Unfinished games one address may keep."""
+    idle_expiry: float = 7 * 86400.0
+    """Seconds after its last move an unfinished game is deleted."""
+    finished_expiry: float = 30 * 86400.0
+    """Seconds after its end a finished game is deleted."""
+    max_db_bytes: int | None = 2 << 30
+    """The games file is kept under this size (the oldest finished games go first)."""
+    cache_bytes: int = 64 << 20
+    """Memory for the games kept in memory (the least recently used leave first)."""
 
     def __post_init__(self) -> None:
         for kind in ("games", "moves", "hints", "analyses"):
@@ -64,8 +74,10 @@ class ServeLimits:
                     parse(text)
                 except ValueError:
                     raise InputError(f"rate for {kind}: {text!r} is not like '600/minute'") from None
-        if self.max_moves < 1 or self.heavy_running < 1 or self.heavy_queue < 0:
-            raise InputError("max_moves and heavy_running must be at least 1, heavy_queue at least 0")
+        if min(self.max_moves, self.heavy_running, self.games_per_client, self.cache_bytes) < 1:
+            raise InputError("max_moves, heavy_running, games_per_client and cache_bytes must be at least 1")
+        if self.heavy_queue < 0 or self.idle_expiry <= 0 or self.finished_expiry <= 0:
+            raise InputError("heavy_queue must be at least 0 and the expiry times positive")
 
 
 class RateLimiter:

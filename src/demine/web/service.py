@@ -30,7 +30,7 @@ from demine.engine.game import MOVE_KINDS, Game, Move
 from demine.engine.grid import PRESETS, RULES, check_mines, default_start
 from demine.engine.position import COVERED, FLAG, Position
 from demine.errors import DemineError, IllegalMove, InconsistentPosition, InputError, SizeError
-from demine.web.limits import Busy, ServeLimits
+from demine.web.limits import Busy, ServeLimits, TooManyRequests
 from demine.web.store import Store, StoredGame
 
 MAX_SIDE = 100
@@ -264,6 +264,13 @@ class Session:
     """Serialises moves on this game."""
     hints_cache: tuple[int, dict[str, Any]] | None = field(default=None, repr=False)
     """The hints of the last position asked about, with its move count."""
+    client: str | None = None
+    """The address that made it."""
+
+    def weight(self) -> int:
+        """About the bytes this session holds in memory: its board's arrays and its moves."""
+        g = self.game
+        return 2048 + 4 * g.width * g.height + 72 * len(g.moves)
 
     def stored(self) -> StoredGame:
         """The row that restores this game."""
@@ -283,6 +290,7 @@ class Session:
             started=self.started,
             ended=self.ended,
             no_guess=g.no_guess,
+            client=self.client,
         )
 
     @classmethod
@@ -296,7 +304,7 @@ class Session:
             game.no_guess = row.no_guess
         for kind, cell in row.moves:
             game.play(Move(kind, cell))  # type: ignore[arg-type]
-        return cls(row.id, game, row.seed_given, row.created, row.started, row.ended)
+        return cls(row.id, game, row.seed_given, row.created, row.started, row.ended, client=row.client)
 
     def elapsed(self, now: float | None = None) -> float:
         """Seconds played: from the first reveal to the end (or to now)."""
@@ -354,6 +362,9 @@ class Service:
         self.limits = limits or ServeLimits()
         self._heavy = asyncio.Semaphore(self.limits.heavy_running)
         self._waiting = 0
+        self._cached_bytes = 0
+        self._weights: dict[str, int] = {}
+        self._expired_at = 0.0
         self._cache: OrderedDict[str, Session] = OrderedDict()
         self._cache_lock = threading.Lock()
         self.workers = workers
@@ -415,10 +426,13 @@ class Service:
         rule: str = "safe",
         seed: str | int | None = None,
         no_guess: str | None = None,
+        client: str | None = None,
+        now: float | None = None,
     ) -> dict[str, Any]:
         """Start a game from a preset or a custom size; returns its view. With ``no_guess``
         (``complete`` or ``local``) the mines are placed at the first click so that the board never
-        needs a guess from there."""
+        needs a guess from there. ``client`` (its address) may keep at most
+        ``limits.games_per_client`` unfinished games."""
         if rule not in RULES:
             raise InputError(f"unknown first-click rule {rule!r}; choose one of {', '.join(RULES)}")
         if preset:
@@ -436,17 +450,59 @@ class Service:
         game = _new_game(
             width, height, mines, rule, chosen if chosen is not None else secrets.randbits(64), no_guess
         )
-        s = Session(secrets.token_urlsafe(16), game, chosen is not None, time.time())
-        self.store.save(s.stored())
+        now = time.time() if now is None else now
+        self.expire(now)
+        if client is not None and self.store.live_games(client) >= self.limits.games_per_client:
+            raise TooManyRequests(
+                f"this address has {self.limits.games_per_client} unfinished games: finish some, or "
+                f"they expire after {self.limits.idle_expiry / 86400:g} days without a move",
+                3600,
+            )
+        s = Session(secrets.token_urlsafe(16), game, chosen is not None, now, client=client)
+        self.store.save(s.stored(), now)
         self._remember(s)
         return s.view()
 
+    def expire(self, now: float, every: float = 60.0) -> int:
+        """Delete the expired games (at most once every ``every`` seconds) and keep the file under
+        its size; the games deleted leave memory too. Returns how many went."""
+        if now - self._expired_at < every:
+            return 0
+        self._expired_at = now
+        lim = self.limits
+        gone = self.store.expire(now, lim.idle_expiry, lim.finished_expiry, lim.max_db_bytes)
+        if gone:
+            with self._cache_lock:
+                for gid in [gid for gid in self._cache if self.store.load(gid) is None]:
+                    del self._cache[gid]
+                    self._cached_bytes -= self._weights.pop(gid, 0)
+        return gone
+
     def _remember(self, s: Session) -> None:
+        """Keep ``s`` in memory, the least recently used leaving while the estimate of the bytes
+        held is over ``limits.cache_bytes`` (or the count over :data:`CACHE_GAMES`)."""
         with self._cache_lock:
             self._cache[s.id] = s
             self._cache.move_to_end(s.id)
-            while len(self._cache) > CACHE_GAMES:
-                self._cache.popitem(last=False)
+            self._cached_bytes += s.weight() - self._weights.get(s.id, 0)
+            self._weights[s.id] = s.weight()
+            while len(self._cache) > 1 and (
+                len(self._cache) > CACHE_GAMES or self._cached_bytes > self.limits.cache_bytes
+            ):
+                gid, _ = self._cache.popitem(last=False)
+                self._cached_bytes -= self._weights.pop(gid, 0)
+
+    def _reweigh(self, s: Session) -> None:
+        """Count a session's growth (a move) in the memory held."""
+        with self._cache_lock:
+            if s.id in self._weights:
+                self._cached_bytes += s.weight() - self._weights[s.id]
+                self._weights[s.id] = s.weight()
+
+    @property
+    def cached_bytes(self) -> int:
+        """The estimate of the bytes the games in memory hold."""
+        return self._cached_bytes
 
     def session(self, game_id: str) -> Session:
         """The game with this id, from memory or from the store."""
@@ -516,11 +572,37 @@ class Service:
                 s.started = now
             if g.over and s.ended is None:
                 s.ended = now
+            write = None
             if len(g.moves) != before:
-                self.store.save(s.stored())
+                last = g.moves[-1]
+                write = (
+                    s.id,
+                    len(g.moves) - 1,
+                    (last.kind, last.cell),
+                    g.mine_cells() if g.placed else None,
+                    g.outcome,
+                    s.started,
+                    s.ended,
+                    now,
+                )
             v = s.view()
             v["opened"] = [_rc(g.width, c) for c in opened]
             p, moves = g.position(), len(g.moves)
+        if write is not None:
+            # the move is on disk before it is acknowledged; written off the event loop
+            gid, seq, mv, layout, outcome, started, ended, at = write
+            await asyncio.to_thread(
+                self.store.append,
+                gid,
+                seq,
+                mv,
+                layout=layout,
+                outcome=outcome,
+                started=started,
+                ended=ended,
+                now=at,
+            )
+            self._reweigh(s)
         if with_hints and not g.over:
             v["hints"] = await self._hints_for(s, p, moves, probabilities)
         return v

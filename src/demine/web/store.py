@@ -1,8 +1,13 @@
 """Games kept in SQLite (the standard library's ``sqlite3``; one file, no server).
 
-A game is stored as its settings, the layout once it is drawn, and the list of moves; a game is
-restored by replaying its moves on the layout, so the file never holds derived state that could
-disagree with the moves. Each move rewrites one row (O(moves) bytes, a few KB for an expert game).
+A game is stored as its settings and the layout once it is drawn; its moves are rows of their own,
+one appended per move (O(1) a move, whatever the game's length). A game is restored by replaying
+its moves on the layout, so the file never holds derived state that could disagree with them.
+Games expire (unfinished ones after an idle time, finished ones after an age) and the file is kept
+under a size: the oldest finished games go first, and the space is given back.
+
+Files written before moves had their own table kept them as a JSON list in the game's row: they
+are still read (those moves first, then any appended since).
 """
 
 from __future__ import annotations
@@ -24,21 +29,37 @@ CREATE TABLE IF NOT EXISTS games (
     seed TEXT NOT NULL,          -- JSON: the seed the layout is drawn with
     seed_given INTEGER NOT NULL, -- 1 when the player chose the seed (it may be shown)
     layout TEXT,                 -- JSON list of mine cells, once drawn
-    moves TEXT NOT NULL,         -- JSON list of [kind, cell]
+    moves TEXT NOT NULL,         -- JSON list of [kind, cell]: files before the moves table only
     outcome TEXT NOT NULL,
     created REAL NOT NULL,
     started REAL,                -- time of the first reveal
     ended REAL,
-    no_guess TEXT                -- the certificate of a guess-free game, or NULL
+    no_guess TEXT,               -- the certificate of a guess-free game, or NULL
+    client TEXT,                 -- who made it (for the per-client cap)
+    updated REAL,                -- time of the last move (for expiry)
+    moves_count INTEGER          -- moves stored (a late write of an earlier move cannot undo a later one)
 )
 """
+MOVES_SCHEMA = """
+CREATE TABLE IF NOT EXISTS moves (
+    game_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,        -- the move's place in the game, from 0
+    kind TEXT NOT NULL,
+    cell INTEGER NOT NULL,
+    PRIMARY KEY (game_id, seq)
+) WITHOUT ROWID
+"""
 #: Columns added since the first schema, with their type: a file made before gets them at open.
-ADDED_COLUMNS = {"no_guess": "TEXT"}
+ADDED_COLUMNS = {"no_guess": "TEXT", "client": "TEXT", "updated": "REAL", "moves_count": "INTEGER"}
+COLUMNS = (
+    "id, width, height, mines, rule, seed, seed_given, layout, moves, outcome, created, started, ended, "
+    "no_guess, client, updated, moves_count"
+)
 
 
 @dataclass(slots=True)
 class StoredGame:
-    """One row of the games table."""
+    """One game as stored."""
 
     id: str
     """The game's unguessable id."""
@@ -68,6 +89,8 @@ class StoredGame:
     """When the game ended."""
     no_guess: str | None = None
     """``complete`` or ``local`` for a game drawn guess-free, else None."""
+    client: str | None = None
+    """The address that made it."""
 
 
 class Store:
@@ -79,16 +102,22 @@ class Store:
         self._lock = threading.Lock()
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         if self.path != ":memory:":
+            # space freed by expired games goes back to the file system (set before any table)
+            self._db.execute("PRAGMA auto_vacuum=INCREMENTAL")
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute(SCHEMA)
+        self._db.execute(MOVES_SCHEMA)
         have = {r[1] for r in self._db.execute("PRAGMA table_info(games)")}
         for name, kind in ADDED_COLUMNS.items():
             if name not in have:  # a file written before the column existed
                 self._db.execute(f"ALTER TABLE games ADD COLUMN {name} {kind}")
+        self._db.execute("CREATE INDEX IF NOT EXISTS games_client ON games (client, outcome)")
+        self._db.execute("CREATE INDEX IF NOT EXISTS games_updated ON games (outcome, updated)")
 
-    def save(self, g: StoredGame) -> None:
-        """Insert or replace one game."""
+    # ------------------------------------------------------------------ writing
+    def save(self, g: StoredGame, now: float | None = None) -> None:
+        """Insert or replace one game with all its moves (a new game, or a whole rewrite)."""
         row = (
             g.id,
             g.width,
@@ -98,31 +127,81 @@ class Store:
             json.dumps(g.seed),
             int(g.seed_given),
             None if g.layout is None else json.dumps(g.layout),
-            json.dumps([list(m) for m in g.moves]),
+            "[]",
             g.outcome,
             g.created,
             g.started,
             g.ended,
             g.no_guess,
+            g.client,
+            now if now is not None else g.created,
+            len(g.moves),
         )
         with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO games (id, width, height, mines, rule, seed, seed_given, layout, "
-                "moves, outcome, created, started, ended, no_guess) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                row,
-            )
+            self._db.execute("BEGIN")
+            try:
+                self._db.execute(
+                    f"INSERT OR REPLACE INTO games ({COLUMNS}) VALUES ({','.join('?' * 17)})", row
+                )
+                self._db.execute("DELETE FROM moves WHERE game_id = ?", (g.id,))
+                self._db.executemany(
+                    "INSERT INTO moves VALUES (?,?,?,?)",
+                    [(g.id, i, k, c) for i, (k, c) in enumerate(g.moves)],
+                )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
 
+    def append(
+        self,
+        game_id: str,
+        seq: int,
+        move: tuple[str, int],
+        *,
+        layout: list[int] | None,
+        outcome: str,
+        started: float | None,
+        ended: float | None,
+        now: float,
+    ) -> None:
+        """Add move ``seq`` of a game and its state after it: O(1), whatever the game's length.
+        Writes may arrive out of order (two moves on one game, written from two threads): the
+        state is taken only from the latest move."""
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                self._db.execute("INSERT OR REPLACE INTO moves VALUES (?,?,?,?)", (game_id, seq, *move))
+                self._db.execute(
+                    "UPDATE games SET layout = COALESCE(layout, ?), outcome = ?, started = ?, ended = ?, "
+                    "updated = ?, moves_count = ? WHERE id = ? AND COALESCE(moves_count, 0) <= ?",
+                    (
+                        None if layout is None else json.dumps(layout),
+                        outcome,
+                        started,
+                        ended,
+                        now,
+                        seq + 1,
+                        game_id,
+                        seq + 1,
+                    ),
+                )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    # ------------------------------------------------------------------ reading
     def load(self, game_id: str) -> StoredGame | None:
         """The game with this id, or None."""
         with self._lock:
-            cur = self._db.execute(
-                "SELECT id, width, height, mines, rule, seed, seed_given, layout, moves, outcome, created, "
-                "started, ended, no_guess FROM games WHERE id = ?",
-                (game_id,),
-            )
-            row: Any = cur.fetchone()
-        if row is None:
-            return None
+            row: Any = self._db.execute(f"SELECT {COLUMNS} FROM games WHERE id = ?", (game_id,)).fetchone()
+            if row is None:
+                return None
+            appended = self._db.execute(
+                "SELECT kind, cell FROM moves WHERE game_id = ? ORDER BY seq", (game_id,)
+            ).fetchall()
+        legacy = [(k, c) for k, c in json.loads(row[8])]
         return StoredGame(
             id=row[0],
             width=row[1],
@@ -132,12 +211,13 @@ class Store:
             seed=json.loads(row[5]),
             seed_given=bool(row[6]),
             layout=None if row[7] is None else json.loads(row[7]),
-            moves=[(k, c) for k, c in json.loads(row[8])],
+            moves=legacy + [(k, c) for k, c in appended],
             outcome=row[9],
             created=row[10],
             started=row[11],
             ended=row[12],
             no_guess=row[13],
+            client=row[14],
         )
 
     def count(self) -> int:
@@ -145,6 +225,59 @@ class Store:
         with self._lock:
             (n,) = self._db.execute("SELECT COUNT(*) FROM games").fetchone()
         return int(n)
+
+    def live_games(self, client: str) -> int:
+        """How many unfinished games this client has."""
+        with self._lock:
+            (n,) = self._db.execute(
+                "SELECT COUNT(*) FROM games WHERE client = ? AND outcome = 'playing'", (client,)
+            ).fetchone()
+        return int(n)
+
+    def size(self) -> int:
+        """The file's size in use, in bytes (pages in use times the page size)."""
+        with self._lock:
+            (pages,) = self._db.execute("PRAGMA page_count").fetchone()
+            (free,) = self._db.execute("PRAGMA freelist_count").fetchone()
+            (page,) = self._db.execute("PRAGMA page_size").fetchone()
+        return int((pages - free) * page)
+
+    # ------------------------------------------------------------------ expiry
+    def expire(self, now: float, idle: float, age: float, max_bytes: int | None = None) -> int:
+        """Delete unfinished games idle for ``idle`` seconds and finished games older than
+        ``age``; then, while the file is over ``max_bytes``, the oldest finished games (and, when
+        none is left, the longest idle unfinished ones) a hundred at a time. Gives the space back.
+        Returns how many games went."""
+        gone = self._delete(
+            "SELECT id FROM games WHERE (outcome = 'playing' AND COALESCE(updated, created) < ?) "
+            "OR (outcome != 'playing' AND COALESCE(ended, updated, created) < ?)",
+            (now - idle, now - age),
+        )
+        while max_bytes is not None and self.size() > max_bytes:
+            oldest = "ORDER BY outcome = 'playing', COALESCE(ended, updated, created) LIMIT 100"
+            n = self._delete(f"SELECT id FROM games {oldest}", ())
+            if not n:
+                break
+            gone += n
+        if gone:
+            with self._lock:
+                self._db.execute("PRAGMA incremental_vacuum")
+        return gone
+
+    def _delete(self, select: str, args: tuple[Any, ...]) -> int:
+        with self._lock:
+            ids = [(r[0],) for r in self._db.execute(select, args).fetchall()]
+            if not ids:
+                return 0
+            self._db.execute("BEGIN")
+            try:
+                self._db.executemany("DELETE FROM moves WHERE game_id = ?", ids)
+                self._db.executemany("DELETE FROM games WHERE id = ?", ids)
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        return len(ids)
 
     def close(self) -> None:
         """Close the file."""
