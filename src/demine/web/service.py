@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import multiprocessing
+import os
 import secrets
 import threading
 import time
@@ -235,6 +236,18 @@ def _guess_free(
     return board.mine_cells
 
 
+def _die_with_parent(parent: int, every: float = 0.5) -> None:
+    """In a hint worker: exit when the server that started it is gone (killed with SIGKILL, a
+    server cannot stop its workers itself; they would live on as orphans)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True, name="demine-parent-watch").start()
+
+
 def _fixed(cells: tuple[int, ...]) -> Callable[[int], tuple[int, ...]]:
     return lambda first: cells
 
@@ -375,7 +388,12 @@ class Service:
     # -- the analysis workers: hints are a pure function of the visible position, so they can run
     # in other processes (past the GIL) while this one serves requests
     def _start_pool(self) -> None:
-        self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
+        self._pool = ProcessPoolExecutor(
+            self.workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_die_with_parent,
+            initargs=(os.getpid(),),
+        )
         for f in [self._pool.submit(hints, Position.from_text("1x1x0\nH")) for _ in range(self.workers)]:
             f.result()  # start every worker now, not on the first player's click
 

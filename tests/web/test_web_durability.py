@@ -1,0 +1,95 @@
+"""A real server process killed with SIGKILL mid-game: every acknowledged move is in the file when
+it starts again, and its hint workers do not live on as orphans."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc for the worker processes")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _start(db: Path, port: int) -> subprocess.Popen[bytes]:
+    cmd = [sys.executable, "-m", "demine", "serve", "--port", str(port), "--db", str(db), "--workers", "2"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=1):
+                return proc
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError("the server did not start")
+
+
+def _call(url: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, headers={"content-type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        out: dict[str, Any] = json.loads(r.read())
+        return out
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        text = (task / "children").read_text().split()
+        out += [int(x) for x in text]
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split()[2]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+def test_a_killed_server_keeps_every_acknowledged_move_and_leaves_no_orphans(tmp_path: Path) -> None:
+    db, port = tmp_path / "games.db", _free_port()
+    server = _start(db, port)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        workers = _children(server.pid)
+        assert len(workers) >= 2  # the hint workers (and the pool's helper, if any)
+        game = _call(f"{base}/api/games", {"preset": "expert", "rule": "zero", "seed": "dur"})
+        gid = game["id"]
+        acknowledged = 0
+        _call(f"{base}/api/games/{gid}/moves", {"kind": "reveal", "row": 3, "col": 3})
+        acknowledged += 1
+        for i in range(40):  # flags on and off a corner cell: each answer is an acknowledgement
+            _call(f"{base}/api/games/{gid}/moves", {"kind": "flag", "row": 15, "col": 29 - (i % 2)})
+            acknowledged += 1
+        _call(f"{base}/api/games/{gid}/hints")  # the workers are busy with a real hint too
+    finally:
+        os.kill(server.pid, signal.SIGKILL)
+        server.wait(timeout=10)
+    deadline = time.monotonic() + 10
+    while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(_alive(w) for w in workers), "hint workers outlived their server"
+    again = _start(db, port)
+    try:
+        view = _call(f"{base}/api/games/{gid}")
+        assert view["moves"] == acknowledged
+    finally:
+        again.terminate()
+        again.wait(timeout=10)
