@@ -587,3 +587,24 @@ def test_a_chunked_body_is_held_to_the_limit_on_the_bytes_read(client: TestClien
 
     r = client.post("/api/games", content=chunks(), headers={"content-type": "application/json"})
     _clean_error(r, 413)
+
+
+def test_two_servers_on_one_file_play_each_others_moves(tmp_path: Path) -> None:
+    import asyncio
+
+    path = tmp_path / "g.db"
+    one, two = service.Service(store_module.Store(path)), service.Service(store_module.Store(path))
+    gid = one.new_game(preset="expert", rule="zero", seed="2p")["id"]
+    two.view(gid)  # the second server holds its own copy now
+
+    async def play() -> None:
+        await one.move(gid, "reveal", 3, 3)
+        await two.move(gid, "flag", 15, 29, flag=True)  # its copy is stale: it must see the reveal
+        await one.move(gid, "flag", 15, 28, flag=True)  # and the first must see the flag
+        await two.move(gid, "flag", 15, 29, flag=False)
+
+    asyncio.run(play())
+    stored = store_module.Store(path).load(gid)
+    assert stored is not None
+    assert stored.moves == [("reveal", 93), ("flag", 479), ("flag", 478), ("flag", 479)]
+    assert one.view(gid)["moves"] == two.view(gid)["moves"] == 4

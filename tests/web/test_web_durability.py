@@ -93,3 +93,50 @@ def test_a_killed_server_keeps_every_acknowledged_move_and_leaves_no_orphans(tmp
     finally:
         again.terminate()
         again.wait(timeout=10)
+
+
+def test_two_server_processes_on_one_file_lose_no_move(tmp_path: Path) -> None:
+    import threading
+
+    db, port = tmp_path / "games.db", _free_port()
+    cmd = [sys.executable, "-m", "demine", "serve", "--port", str(port), "--db", str(db)]
+    server = subprocess.Popen(
+        [*cmd, "--workers", "0", "--processes", "2"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                gid = _call(f"{base}/api/games", {"preset": "expert", "rule": "zero", "seed": "pp"})["id"]
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+        _call(f"{base}/api/games/{gid}/moves", {"kind": "reveal", "row": 3, "col": 3})
+        view = _call(f"{base}/api/games/{gid}")
+        covered = [(r, c) for r in range(16) for c in range(30) if view["rows"][r][c] == "H"][:64]
+        errors: list[str] = []
+
+        def flagger(k: int) -> None:  # each thread sets the flags of its own cells, in parallel
+            for r, c in covered[k::8]:
+                try:
+                    _call(f"{base}/api/games/{gid}/moves", {"kind": "flag", "row": r, "col": c, "flag": True})
+                except OSError as e:
+                    errors.append(str(e))
+
+        threads = [threading.Thread(target=flagger, args=(k,)) for k in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors
+        # whichever process answers, it shows every flag and every move
+        for _ in range(6):
+            v = _call(f"{base}/api/games/{gid}")
+            assert v["moves"] == 1 + len(covered)
+            assert all(v["rows"][r][c] == "F" for r, c in covered)
+    finally:
+        server.terminate()
+        server.wait(timeout=20)

@@ -507,6 +507,13 @@ def _add_more(sub: Any) -> None:
         help="take each client's address from X-Forwarded-For (only behind a proxy that sets it)",
     )
     p.add_argument("--max-moves", type=positive_int, default=20_000, help="moves one game may hold")
+    p.add_argument(
+        "--processes",
+        type=positive_int,
+        default=1,
+        help="server processes sharing the port and the games file (default 1; named apart from "
+        "--workers, the hint processes of each)",
+    )
     p.set_defaults(func=cmd_serve)
 
 
@@ -531,7 +538,7 @@ def cmd_serve(ns: argparse.Namespace) -> int:
 
     if ns.workers is not None and ns.workers < 0:
         raise DemineError(f"--workers must be 0 or more, got {ns.workers}")
-    serve(ns.host, ns.port, ns.db, ns.workers, limits)
+    serve(ns.host, ns.port, ns.db, ns.workers, limits, ns.processes)
     return 0
 
 

@@ -15,6 +15,7 @@ API (cells are ``[row, col]``; errors are ``{"error": message}`` with a 4xx stat
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import importlib.util
 import json
 import logging
@@ -330,15 +331,29 @@ def default_db() -> Path:
     return base / "demine" / "games.db"
 
 
+#: The environment variable that hands ``serve``'s settings to its server processes.
+SERVE_ENV = "DEMINE_SERVE"
+
+
+def app_from_environment() -> FastAPI:
+    """The app of one of several server processes (``demine serve --processes N``), made from
+    the settings ``serve`` put in :data:`SERVE_ENV`."""
+    settings = json.loads(os.environ[SERVE_ENV])
+    return create_app(settings["db"], settings["workers"], ServeLimits(**settings["limits"]))
+
+
 def serve(
     host: str = "127.0.0.1",
     port: int = 8000,
     db: str | Path | None = None,
     workers: int | None = None,
     limits: ServeLimits | None = None,
+    processes: int = 1,
 ) -> None:
     """Run the app with uvicorn (blocks until stopped). ``workers``: hint processes (default:
-    one per CPU when there are several, else none); ``limits``: what each client may ask."""
+    one per CPU when there are several, else none); ``limits``: what each client may ask;
+    ``processes``: server processes sharing the port and the games file (each with its own
+    ``workers``; a move checks the file first, so processes never undo each other's moves)."""
     limits = limits or ServeLimits()
     import uvicorn
 
@@ -361,4 +376,18 @@ def serve(
         f"{limits.heavy_running} heavy requests at once, {limits.heavy_queue} waiting",
         flush=True,
     )
+    if processes > 1:
+        print(f"demine: {processes} server processes (per-client rates are counted in each)", flush=True)
+        os.environ[SERVE_ENV] = json.dumps(
+            {"db": str(path), "workers": workers, "limits": dataclasses.asdict(limits)}
+        )
+        uvicorn.run(
+            "demine.web.app:app_from_environment",
+            factory=True,
+            workers=processes,
+            host=host,
+            port=port,
+            log_level="warning",
+        )
+        return
     uvicorn.run(create_app(path, workers, limits), host=host, port=port, log_level="warning")

@@ -32,7 +32,7 @@ from demine.engine.grid import PRESETS, RULES, check_mines, default_start
 from demine.engine.position import COVERED, FLAG, Position
 from demine.errors import DemineError, IllegalMove, InconsistentPosition, InputError, SizeError
 from demine.web.limits import Busy, ServeLimits, TooManyRequests
-from demine.web.store import Store, StoredGame
+from demine.web.store import StaleGame, Store, StoredGame
 
 MAX_SIDE = 100
 """The largest board side the web game accepts."""
@@ -43,6 +43,8 @@ MAX_SEED = 64
 HINT_LIMIT = Limit(seconds=0.5)
 """The budget of one hint's analysis; past it the probabilities are marked approximate."""
 GUESS_LIMIT = Limit(seconds=0.05)
+#: Tries of a move whose game another server process moved on meanwhile.
+STALE_RETRIES = 3
 #: The budget of finding a guess-free layout at a no-guess game's first click.
 NO_GUESS_LIMIT = Limit(seconds=5.0)
 """The budget of the best-guess search in a hint."""
@@ -273,8 +275,6 @@ class Session:
     """When the first cell was opened."""
     ended: float | None = None
     """When it ended."""
-    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-    """Serialises moves on this game."""
     hints_cache: tuple[int, dict[str, Any]] | None = field(default=None, repr=False)
     """The hints of the last position asked about, with its move count."""
     client: str | None = None
@@ -377,6 +377,7 @@ class Service:
         self._waiting = 0
         self._cached_bytes = 0
         self._weights: dict[str, int] = {}
+        self._game_locks: dict[str, threading.Lock] = {}
         self._expired_at = 0.0
         self._cache: OrderedDict[str, Session] = OrderedDict()
         self._cache_lock = threading.Lock()
@@ -509,6 +510,9 @@ class Service:
             ):
                 gid, _ = self._cache.popitem(last=False)
                 self._cached_bytes -= self._weights.pop(gid, 0)
+                lock = self._game_locks.get(gid)
+                if lock is not None and not lock.locked():
+                    del self._game_locks[gid]
 
     def _reweigh(self, s: Session) -> None:
         """Count a session's growth (a move) in the memory held."""
@@ -538,14 +542,35 @@ class Service:
         self._remember(s)
         return s
 
+    def _fresh(self, game_id: str) -> None:
+        """Drop this process's copy of a game when the file holds more moves (another server
+        process on the same file played them): the next use restores it from the file."""
+        with self._cache_lock:
+            s = self._cache.get(game_id)
+        if s is None:
+            return
+        n = self.store.moves_count(game_id)
+        if n is not None and n != len(s.game.moves):
+            self._forget(game_id)
+
+    def _forget(self, game_id: str) -> None:
+        with self._cache_lock:
+            if self._cache.pop(game_id, None) is not None:
+                self._cached_bytes -= self._weights.pop(game_id, 0)
+
     @contextmanager
     def _locked(self, game_id: str) -> Iterator[Session]:
-        s = self.session(game_id)
-        with s.lock:
-            yield s
+        """The game, held by its lock (one per game id, so a reload from the file keeps it)."""
+        with self._cache_lock:
+            lock = self._game_locks.get(game_id)
+            if lock is None:
+                lock = self._game_locks[game_id] = threading.Lock()
+        with lock:
+            yield self.session(game_id)
 
     def view(self, game_id: str) -> dict[str, Any]:
         """The current view of a game."""
+        self._fresh(game_id)
         with self._locked(game_id) as s:
             return s.view()
 
@@ -570,60 +595,63 @@ class Service:
                 raise IllegalMove(f"cell ({row},{col}) is off the {g.width}x{g.height} board")
             cell = row * g.width + col
             unplaced = kind == "reveal" and g.no_guess is not None and not g.placed
+        board: tuple[int, ...] | None = None
         if unplaced:
             # a guess-free layout takes a while to find: found away from the event loop (in a
             # worker when there are workers), then placed, unless another first click came first
             board = await self.compute(
                 _guess_free, g.width, g.height, g.mines, g.rule, cell, g.seed, g.no_guess, off_loop=True
             )
-        with self._locked(game_id) as s:
-            g = s.game
-            if unplaced and not g.placed:
-                g.placer = _fixed(board)
-            if len(g.moves) >= self.limits.max_moves and not g.over:
-                raise Conflict(f"this game has reached its limit of {self.limits.max_moves} moves")
-            before = len(g.moves)
-            flagged = g.visible[cell] == FLAG if kind == "flag" else None
-            opened = [] if flag is not None and flagged == flag else g.play(Move(kind, cell))
-            now = time.time()
-            if s.started is None and g.start is not None:
-                s.started = now
-            if g.over and s.ended is None:
-                s.ended = now
-            write = None
-            if len(g.moves) != before:
-                last = g.moves[-1]
-                write = (
-                    s.id,
-                    len(g.moves) - 1,
-                    (last.kind, last.cell),
-                    g.mine_cells() if g.placed else None,
-                    g.outcome,
-                    s.started,
-                    s.ended,
-                    now,
-                )
-            v = s.view()
-            v["opened"] = [_rc(g.width, c) for c in opened]
-            p, moves = g.position(), len(g.moves)
-        if write is not None:
-            # the move is on disk before it is acknowledged; written off the event loop
-            gid, seq, mv, layout, outcome, started, ended, at = write
-            await asyncio.to_thread(
-                self.store.append,
-                gid,
-                seq,
-                mv,
-                layout=layout,
-                outcome=outcome,
-                started=started,
-                ended=ended,
-                now=at,
-            )
-            self._reweigh(s)
-        if with_hints and not g.over:
-            v["hints"] = await self._hints_for(s, p, moves, probabilities)
+        # played and written in a thread, under the game's lock: the event loop goes on serving,
+        # and the move is on disk before it is answered
+        v, s, p = await asyncio.to_thread(self._play, game_id, kind, cell, flag, board)
+        if with_hints and not s.game.over:
+            v["hints"] = await self._hints_for(s, p, len(s.game.moves), probabilities)
         return v
+
+    def _play(
+        self, game_id: str, kind: str, cell: int, flag: bool | None, board: tuple[int, ...] | None
+    ) -> tuple[dict[str, Any], Session, Position]:
+        """One move under the game's lock, written to the file; when another server process on the
+        same file moved the game meanwhile, the game is reloaded and the move played on it."""
+        for _ in range(STALE_RETRIES):
+            with self._locked(game_id) as s:
+                self._fresh(game_id)
+                s = self.session(game_id)
+                g = s.game
+                if board is not None and not g.placed:
+                    g.placer = _fixed(board)
+                if len(g.moves) >= self.limits.max_moves and not g.over:
+                    raise Conflict(f"this game has reached its limit of {self.limits.max_moves} moves")
+                before = len(g.moves)
+                flagged = g.visible[cell] == FLAG if kind == "flag" else None
+                opened = [] if flag is not None and flagged == flag else g.play(Move(kind, cell))  # type: ignore[arg-type]
+                now = time.time()
+                if s.started is None and g.start is not None:
+                    s.started = now
+                if g.over and s.ended is None:
+                    s.ended = now
+                if len(g.moves) != before:
+                    last = g.moves[-1]
+                    try:
+                        self.store.append(
+                            s.id,
+                            len(g.moves) - 1,
+                            (last.kind, last.cell),
+                            layout=g.mine_cells() if g.placed else None,
+                            outcome=g.outcome,
+                            started=s.started,
+                            ended=s.ended,
+                            now=now,
+                        )
+                    except StaleGame:
+                        self._forget(game_id)  # this copy went wrong: play again on the file's
+                        continue
+                    self._reweigh(s)
+                v = s.view()
+                v["opened"] = [_rc(g.width, c) for c in opened]
+                return v, s, g.position()
+        raise Conflict("the game is being moved from elsewhere: try again")
 
     async def hints(self, game_id: str, probabilities: bool = True, guess: bool = True) -> dict[str, Any]:
         """Hints for a game being played (computed from what the player sees). With ``guess``

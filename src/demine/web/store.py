@@ -57,6 +57,10 @@ COLUMNS = (
 )
 
 
+class StaleGame(Exception):
+    """A move was written for a game that another server process had moved on since."""
+
+
 @dataclass(slots=True)
 class StoredGame:
     """One game as stored."""
@@ -111,7 +115,11 @@ class Store:
         have = {r[1] for r in self._db.execute("PRAGMA table_info(games)")}
         for name, kind in ADDED_COLUMNS.items():
             if name not in have:  # a file written before the column existed
-                self._db.execute(f"ALTER TABLE games ADD COLUMN {name} {kind}")
+                try:
+                    self._db.execute(f"ALTER TABLE games ADD COLUMN {name} {kind}")
+                except sqlite3.OperationalError as e:  # another process opening the file added it
+                    if "duplicate column" not in str(e):
+                        raise
         self._db.execute("CREATE INDEX IF NOT EXISTS games_client ON games (client, outcome)")
         self._db.execute("CREATE INDEX IF NOT EXISTS games_updated ON games (outcome, updated)")
 
@@ -166,11 +174,14 @@ class Store:
         now: float,
     ) -> None:
         """Add move ``seq`` of a game and its state after it: O(1), whatever the game's length.
-        Writes may arrive out of order (two moves on one game, written from two threads): the
-        state is taken only from the latest move."""
+        Raises :class:`StaleGame` when the file holds another number of moves than ``seq`` (another
+        server process on the same file moved the game on): the caller reloads and tries again.
+        The check and the write are one transaction that holds the file's write lock."""
         with self._lock:
-            self._db.execute("BEGIN")
+            self._db.execute("BEGIN IMMEDIATE")
             try:
+                if self._moves_count(game_id) != seq:
+                    raise StaleGame(game_id)
                 self._db.execute("INSERT OR REPLACE INTO moves VALUES (?,?,?,?)", (game_id, seq, *move))
                 self._db.execute(
                     "UPDATE games SET layout = COALESCE(layout, ?), outcome = ?, started = ?, ended = ?, "
@@ -219,6 +230,21 @@ class Store:
             no_guess=row[13],
             client=row[14],
         )
+
+    def moves_count(self, game_id: str) -> int | None:
+        """How many moves the file holds for this game (None: no such game)."""
+        with self._lock:
+            return self._moves_count(game_id)
+
+    def _moves_count(self, game_id: str) -> int | None:
+        row = self._db.execute("SELECT moves_count, moves FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            return None
+        if row[0] is not None:
+            return int(row[0])
+        # a row of the first schema: its JSON moves and any appended since
+        (appended,) = self._db.execute("SELECT COUNT(*) FROM moves WHERE game_id = ?", (game_id,)).fetchone()
+        return len(json.loads(row[1])) + int(appended)
 
     def count(self) -> int:
         """How many games are stored."""
