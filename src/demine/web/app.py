@@ -177,6 +177,7 @@ def create_app(db: str | Path = ":memory:", workers: int = 0, limits: ServeLimit
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        service.store.reopen()  # (a no-op the first time; an app may be started again)
         yield
         service.close()
 

@@ -104,6 +104,17 @@ class Store:
     def __init__(self, path: str | Path = ":memory:") -> None:
         self.path = str(path)
         self._lock = threading.Lock()
+        self.closed = False
+        self._open()
+
+    def reopen(self) -> None:
+        """Open the file again after :meth:`close` (an app started a second time)."""
+        with self._lock:
+            if self.closed:
+                self._open()
+                self.closed = False
+
+    def _open(self) -> None:
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         if self.path != ":memory:":
             # space freed by expired games goes back to the file system (set before any table)
@@ -309,3 +320,4 @@ class Store:
         """Close the file."""
         with self._lock:
             self._db.close()
+            self.closed = True
