@@ -53,3 +53,12 @@ def test_every_import_runs_down_the_pipeline() -> None:
 def test_the_layers_are_the_packages_there_are() -> None:
     packages = {p.name for p in SRC.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
     assert packages == set(RANKS) - {"errors"}
+
+
+def test_no_module_is_over_600_lines() -> None:
+    long = {
+        p.relative_to(SRC).as_posix(): n
+        for p in SRC.rglob("*.py")
+        if (n := len(p.read_text().splitlines())) > 600
+    }
+    assert long == {}

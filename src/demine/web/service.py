@@ -1,4 +1,6 @@
-"""The web game's logic, without the HTTP layer: games, their public views, hints, analysis.
+"""The web game's logic, without the HTTP layer: the games served (made, played, stored, restored,
+replayed), their limits and their workers; the hints are in :mod:`demine.web.hints`, a game's
+session in :mod:`demine.web.session`. The names the app and the tests use are re-exported here.
 
 Everything a response holds is built here from what the player sees (``Game.position()``); the
 layout and a server-chosen seed appear only once a game is over. Hints treat the player's flags as
@@ -20,34 +22,35 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import Any
 
-from demine.analysis import Analysis, Limit, analyze
-from demine.analysis.explain import describe_reason
-from demine.analysis.noguess import Certificate, no_guess_game, no_guess_layout
-from demine.engine.formats import Board, GameRecord, board_to_mbf
+from demine.engine.formats import GameRecord, board_to_mbf
 from demine.engine.game import MOVE_KINDS, Game, Move
 from demine.engine.grid import PRESETS, RULES, check_mines, default_start
 from demine.engine.position import COVERED, FLAG, Position
-from demine.errors import DemineError, IllegalMove, InconsistentPosition, InputError, SizeError
+from demine.errors import DemineError, IllegalMove, InputError
+from demine.web.hints import (
+    GUESS_LIMIT,
+    HINT_LIMIT,
+    MAX_PASTE,
+    MAX_SIDE,
+    _check_side,
+    _rc,
+    analysis_board,
+    best_guess,
+    guess_for,
+    hints,
+    permille,
+    quick_hints,
+)
 from demine.web.limits import Busy, ServeLimits, TooManyRequests
-from demine.web.store import StaleGame, Store, StoredGame
+from demine.web.session import NO_GUESS_LIMIT, Session, _fixed, _guess_free, _new_game
+from demine.web.store import StaleGame, Store
 
-MAX_SIDE = 100
-"""The largest board side the web game accepts."""
-MAX_PASTE = 20_000
-"""The longest position text the analysis board accepts (characters)."""
 MAX_SEED = 64
 """The longest seed text accepted."""
-HINT_LIMIT = Limit(seconds=0.5)
-"""The budget of one hint's analysis; past it the probabilities are marked approximate."""
-GUESS_LIMIT = Limit(seconds=0.05)
 #: Tries of a move whose game another server process moved on meanwhile.
 STALE_RETRIES = 3
-#: The budget of finding a guess-free layout at a no-guess game's first click.
-NO_GUESS_LIMIT = Limit(seconds=5.0)
-"""The budget of the best-guess search in a hint."""
 CACHE_GAMES = 5000
 """Games kept in memory; older ones are reloaded from the store when asked for."""
 
@@ -58,19 +61,6 @@ class NotFound(DemineError):
 
 class Conflict(DemineError):
     """The request does not fit the game's state (e.g. a replay of a game still played)."""
-
-
-def _rc(width: int, cell: int) -> list[int]:
-    return list(divmod(cell, width))
-
-
-def _rows(p: Position) -> list[str]:
-    return p.to_text().splitlines()[1:]
-
-
-def _check_side(width: int, height: int) -> None:
-    if not (1 <= width <= MAX_SIDE and 1 <= height <= MAX_SIDE):
-        raise SizeError(f"the web game takes boards up to {MAX_SIDE}x{MAX_SIDE}; got {width}x{height}")
 
 
 def parse_seed(text: str | int | None) -> int | str | None:
@@ -86,158 +76,7 @@ def parse_seed(text: str | int | None) -> int | str | None:
     return int(text) if text.isascii() and text.isdigit() else text
 
 
-# ---------------------------------------------------------------------------- hints
-def hints(
-    position: Position, *, probabilities: bool = True, guess: bool = True, trust_flags: bool = False
-) -> dict[str, Any]:
-    """What logic says about a position, for the page: safe cells, mines, flags proven wrong,
-    the reason for each, probabilities, and the best guess when nothing is safe.
-
-    Computed on ``position.without_flags()``, so the player's flags never change a hint, unless
-    ``trust_flags`` (the analysis board's choice): then flags are mines.
-    """
-    w = position.width
-    plain = position if trust_flags else position.without_flags()
-    st = position.states
-    out: dict[str, Any] = {"safe": [], "mines": [], "wrong_flags": [], "reasons": {}, "best": None}
-    try:
-        a = analyze(plain, limit=HINT_LIMIT)
-    except InconsistentPosition as e:
-        out["error"] = str(e)
-        return out
-    out["approximate"] = a.approximate
-    out["solutions"] = None if a.solutions is None else str(a.solutions)
-    out["safe"] = [_rc(w, c) for c in sorted(a.safe) if st[c] == COVERED]
-    out["mines"] = [_rc(w, c) for c in sorted(a.mines)]
-    out["wrong_flags"] = [_rc(w, c) for c in sorted(a.safe) if st[c] == FLAG]
-    reasons = a.reasons
-    for c in sorted(a.safe | a.mines):
-        r = reasons.get(c)
-        out["reasons"][f"{c // w},{c % w}"] = {
-            "text": describe_reason(plain, c, a),
-            "kind": None if r is None else r.kind,
-            "numbers": [] if r is None or r.kind == "mine-count" else [_rc(w, n) for n in r.numbers],
-        }
-    if probabilities:
-        out["probabilities"] = permille(position.cells, a)
-    if not a.safe and any(st[c] == COVERED for c in a.unknown):
-        if guess:
-            out["best"] = best_guess(plain, a)
-        else:
-            out["guess_pending"] = True  # the best guess costs more: asked for separately
-    return out
-
-
-def quick_hints(position: Position) -> dict[str, Any]:
-    """:func:`hints` without the best guess (what a click returns)."""
-    return hints(position, guess=False)
-
-
-def guess_for(position: Position) -> dict[str, Any]:
-    """The best guess alone (for hints computed with ``guess=False``)."""
-    plain = position.without_flags()
-    return best_guess(plain, analyze(plain, limit=HINT_LIMIT))
-
-
-def permille(cells: int, a: Analysis) -> list[int | None]:
-    """Each cell's chance of a mine in thousandths, row-major; None for a cell not analysed (open).
-    (Compact on purpose: ints encode several times faster than floats, and hints go out on every
-    click.)"""
-    grid: list[int | None] = [None] * cells
-    for c, p in a.float_probabilities().items():
-        grid[c] = int(p * 1000 + 0.5)
-    return grid
-
-
-def best_guess(plain: Position, a: Analysis) -> dict[str, Any]:
-    """The ``best`` player's move when no cell is safe: its reason and risk; in the endgame the
-    chance to win with best play, after a look-ahead the chance to survive the next reveals."""
-    from demine import best_move
-
-    bm = best_move(plain, GUESS_LIMIT, analysis=a)
-    return {
-        "cell": _rc(plain.width, bm.move.cell),
-        "reason": bm.reason,
-        "mine_probability": round(bm.mine_probability, 4),
-        "win_probability": None if bm.win_probability is None else round(bm.win_probability, 4),
-        "survive": None if bm.survive is None else round(bm.survive, 4),
-        "reveals": bm.reveals,
-        "outlook": bm.outlook,
-    }
-
-
-def analysis_board(text: str, mines: int | None = None, trust_flags: bool = False) -> dict[str, Any]:
-    """The analysis board: parse a ``.mine`` position, analyse it, and export it.
-
-    ``mines`` overrides the count in the text. The MBF export is a layout, so it is offered when
-    the position decides where every mine is (flags, when trusted, and proven mines).
-    """
-    if len(text) > MAX_PASTE:
-        raise SizeError(f"a pasted position has at most {MAX_PASTE} characters, got {len(text)}")
-    p = Position.from_text(text)
-    _check_side(p.width, p.height)
-    if mines is not None:
-        check_mines(p.width, p.height, mines)
-        p = p.with_mines(mines)
-    w = p.width
-    out: dict[str, Any] = {
-        "width": p.width,
-        "height": p.height,
-        "mines": p.mines,
-        "text": p.to_text(),
-        "rows": _rows(p),
-    }
-    h = hints(p, trust_flags=trust_flags)
-    if "error" in h:
-        out["error"] = h["error"]
-        return out
-    out.update(
-        safe=h["safe"],
-        mines_found=h["mines"],
-        wrong_flags=h["wrong_flags"],
-        probabilities=h["probabilities"],
-        approximate=h["approximate"],
-        solutions=h["solutions"],
-        reasons=h["reasons"],
-        best=h["best"],
-    )
-    known = {r * w + c for r, c in h["mines"]}
-    if trust_flags:
-        known.update(p.flagged_cells())
-    out["mbf"] = None
-    if p.mines is None:
-        out["mbf_note"] = "MBF holds a whole layout: give the mine count"
-    elif len(known) != p.mines:
-        out["mbf_note"] = (
-            f"MBF holds a whole layout; this position places {len(known)} of {p.mines} mines for certain"
-        )
-    else:
-        board = Board(p.width, p.height, tuple(sorted(known)), "none", None)
-        out["mbf"] = base64.b64encode(board_to_mbf(board)).decode("ascii")
-    return out
-
-
 # ---------------------------------------------------------------------------- games
-def _new_game(width: int, height: int, mines: int, rule: str, seed: int | str, no_guess: str | None) -> Game:
-    """An unplaced game: an ordinary one, or one whose mines are placed guess-free."""
-    if no_guess is None:
-        return Game(width, height, mines, rule=rule, seed=seed)
-    cert: Certificate = "local" if no_guess == "local" else "complete"
-    return no_guess_game(width, height, mines, rule=rule, seed=seed, certificate=cert, limit=NO_GUESS_LIMIT)
-
-
-def _guess_free(
-    width: int, height: int, mines: int, rule: str, first: int, seed: int | str | None, certificate: str
-) -> tuple[int, ...]:
-    """The guess-free layout a no-guess game places at its first click (what its placer would
-    find: the same arguments, the same layout)."""
-    cert: Certificate = "local" if certificate == "local" else "complete"
-    board = no_guess_layout(
-        width, height, mines, rule, first, seed=seed, certificate=cert, limit=NO_GUESS_LIMIT
-    )
-    return board.mine_cells
-
-
 def _die_with_parent(parent: int, every: float = 0.5) -> None:
     """In a hint worker: exit when the server that started it is gone (killed with SIGKILL, a
     server cannot stop its workers itself; they would live on as orphans)."""
@@ -248,118 +87,6 @@ def _die_with_parent(parent: int, every: float = 0.5) -> None:
         os._exit(0)
 
     threading.Thread(target=watch, daemon=True, name="demine-parent-watch").start()
-
-
-def _fixed(cells: tuple[int, ...]) -> Callable[[int], tuple[int, ...]]:
-    return lambda first: cells
-
-
-def _seed_text(seed: int | str | None) -> str | None:
-    """A seed as the page shows it: text (a 64-bit number does not survive JavaScript's numbers)."""
-    return None if seed is None else str(seed)
-
-
-@dataclass(eq=False)
-class Session:
-    """A game being served: the engine's game and the times the page shows."""
-
-    id: str
-    """The game's id."""
-    game: Game
-    """The engine's game (holds the layout: never sent while the game is played)."""
-    seed_given: bool
-    """Whether the player chose the seed."""
-    created: float
-    """When it was made."""
-    started: float | None = None
-    """When the first cell was opened."""
-    ended: float | None = None
-    """When it ended."""
-    hints_cache: tuple[int, dict[str, Any]] | None = field(default=None, repr=False)
-    """The hints of the last position asked about, with its move count."""
-    client: str | None = None
-    """The address that made it."""
-
-    def weight(self) -> int:
-        """About the bytes this session holds in memory: its board's arrays and its moves."""
-        g = self.game
-        return 2048 + 4 * g.width * g.height + 72 * len(g.moves)
-
-    def stored(self) -> StoredGame:
-        """The row that restores this game."""
-        g = self.game
-        return StoredGame(
-            id=self.id,
-            width=g.width,
-            height=g.height,
-            mines=g.mines,
-            rule=g.rule,
-            seed=g.seed if g.seed is not None else "",
-            seed_given=self.seed_given,
-            layout=g.mine_cells() if g.placed else None,
-            moves=[(m.kind, m.cell) for m in g.moves],
-            outcome=g.outcome,
-            created=self.created,
-            started=self.started,
-            ended=self.ended,
-            no_guess=g.no_guess,
-            client=self.client,
-        )
-
-    @classmethod
-    def restore(cls, row: StoredGame) -> Session:
-        """The game a row describes, with its moves replayed."""
-        if row.layout is None:
-            game = _new_game(row.width, row.height, row.mines, row.rule, row.seed, row.no_guess)
-        else:
-            game = Game.from_layout(row.width, row.height, row.layout, rule=row.rule)
-            game.seed = row.seed
-            game.no_guess = row.no_guess
-        for kind, cell in row.moves:
-            game.play(Move(kind, cell))  # type: ignore[arg-type]
-        return cls(row.id, game, row.seed_given, row.created, row.started, row.ended, client=row.client)
-
-    def elapsed(self, now: float | None = None) -> float:
-        """Seconds played: from the first reveal to the end (or to now)."""
-        if self.started is None:
-            return 0.0
-        end = self.ended if self.ended is not None else (now if now is not None else time.time())
-        return max(0.0, end - self.started)
-
-    def view(self, game: Game | None = None, *, final: bool | None = None) -> dict[str, Any]:
-        """What the page may know of the game: the visible board, counters and, once the game is
-        over (or for a replay frame, ``final``), the layout, 3BV and the seed."""
-        g = game or self.game
-        over = self.game.over if final is None else final
-        p = g.position()
-        w = g.width
-        out: dict[str, Any] = {
-            "id": self.id,
-            "width": g.width,
-            "height": g.height,
-            "mines": g.mines,
-            "rule": g.rule,
-            "start": _rc(w, default_start(g.width, g.height, g.rule)),
-            "rows": _rows(p),
-            "outcome": g.outcome,
-            "flags": g.flags,
-            "mines_left": 0 if g.won else g.mines - g.flags,  # a won game has every mine accounted for
-            "moves": len(g.moves),
-            "elapsed": round(self.elapsed(), 3),
-            "running": self.started is not None and not self.game.over,
-            "seed": _seed_text(self.game.seed) if self.seed_given else None,
-            "no_guess": g.no_guess,
-        }
-        if over:
-            layout = self.game.mine_cells() if self.game.placed else []
-            is_mine = set(layout)
-            out["mine_cells"] = [_rc(w, c) for c in layout]
-            out["wrong_flags"] = [_rc(w, c) for c, v in enumerate(p.states) if v == FLAG and c not in is_mine]
-            out["exploded"] = None if g.exploded is None else _rc(w, g.exploded)
-            out["bbbv"] = self.game.bbbv() if self.game.placed else None
-            out["seed"] = _seed_text(self.game.seed)
-            out["total_moves"] = len(self.game.moves)
-        return out
 
 
 class Service:
@@ -764,3 +491,23 @@ class Service:
         except DemineError:
             out["mbf"] = None
         return out
+
+
+__all__ = [
+    "GUESS_LIMIT",
+    "HINT_LIMIT",
+    "MAX_PASTE",
+    "MAX_SIDE",
+    "NO_GUESS_LIMIT",
+    "Conflict",
+    "NotFound",
+    "Service",
+    "Session",
+    "analysis_board",
+    "best_guess",
+    "guess_for",
+    "hints",
+    "parse_seed",
+    "permille",
+    "quick_hints",
+]

@@ -1,0 +1,167 @@
+"""What the web game says about a position: hints (safe cells, mines, reasons, probabilities, the
+best guess) and the analysis board. Pure functions of what the player sees, so they can run in
+worker processes."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from demine.analysis import Analysis, Limit, analyze
+from demine.analysis.explain import describe_reason
+from demine.engine.formats import Board, board_to_mbf
+from demine.engine.grid import check_mines
+from demine.engine.position import COVERED, FLAG, Position
+from demine.errors import InconsistentPosition, SizeError
+
+MAX_SIDE = 100
+"""The largest board side the web game accepts."""
+MAX_PASTE = 20_000
+"""The longest position text the analysis board accepts (characters)."""
+HINT_LIMIT = Limit(seconds=0.5)
+"""The budget of one hint's analysis; past it the probabilities are marked approximate."""
+GUESS_LIMIT = Limit(seconds=0.05)
+"""The budget of the best-guess search in a hint."""
+
+
+def _rc(width: int, cell: int) -> list[int]:
+    return list(divmod(cell, width))
+
+
+def _rows(p: Position) -> list[str]:
+    return p.to_text().splitlines()[1:]
+
+
+def _check_side(width: int, height: int) -> None:
+    if not (1 <= width <= MAX_SIDE and 1 <= height <= MAX_SIDE):
+        raise SizeError(f"the web game takes boards up to {MAX_SIDE}x{MAX_SIDE}; got {width}x{height}")
+
+
+def hints(
+    position: Position, *, probabilities: bool = True, guess: bool = True, trust_flags: bool = False
+) -> dict[str, Any]:
+    """What logic says about a position, for the page: safe cells, mines, flags proven wrong,
+    the reason for each, probabilities, and the best guess when nothing is safe.
+
+    Computed on ``position.without_flags()``, so the player's flags never change a hint, unless
+    ``trust_flags`` (the analysis board's choice): then flags are mines.
+    """
+    w = position.width
+    plain = position if trust_flags else position.without_flags()
+    st = position.states
+    out: dict[str, Any] = {"safe": [], "mines": [], "wrong_flags": [], "reasons": {}, "best": None}
+    try:
+        a = analyze(plain, limit=HINT_LIMIT)
+    except InconsistentPosition as e:
+        out["error"] = str(e)
+        return out
+    out["approximate"] = a.approximate
+    out["solutions"] = None if a.solutions is None else str(a.solutions)
+    out["safe"] = [_rc(w, c) for c in sorted(a.safe) if st[c] == COVERED]
+    out["mines"] = [_rc(w, c) for c in sorted(a.mines)]
+    out["wrong_flags"] = [_rc(w, c) for c in sorted(a.safe) if st[c] == FLAG]
+    reasons = a.reasons
+    for c in sorted(a.safe | a.mines):
+        r = reasons.get(c)
+        out["reasons"][f"{c // w},{c % w}"] = {
+            "text": describe_reason(plain, c, a),
+            "kind": None if r is None else r.kind,
+            "numbers": [] if r is None or r.kind == "mine-count" else [_rc(w, n) for n in r.numbers],
+        }
+    if probabilities:
+        out["probabilities"] = permille(position.cells, a)
+    if not a.safe and any(st[c] == COVERED for c in a.unknown):
+        if guess:
+            out["best"] = best_guess(plain, a)
+        else:
+            out["guess_pending"] = True  # the best guess costs more: asked for separately
+    return out
+
+
+def quick_hints(position: Position) -> dict[str, Any]:
+    """:func:`hints` without the best guess (what a click returns)."""
+    return hints(position, guess=False)
+
+
+def guess_for(position: Position) -> dict[str, Any]:
+    """The best guess alone (for hints computed with ``guess=False``)."""
+    plain = position.without_flags()
+    return best_guess(plain, analyze(plain, limit=HINT_LIMIT))
+
+
+def permille(cells: int, a: Analysis) -> list[int | None]:
+    """Each cell's chance of a mine in thousandths, row-major; None for a cell not analysed (open).
+    (Compact on purpose: ints encode several times faster than floats, and hints go out on every
+    click.)"""
+    grid: list[int | None] = [None] * cells
+    for c, p in a.float_probabilities().items():
+        grid[c] = int(p * 1000 + 0.5)
+    return grid
+
+
+def best_guess(plain: Position, a: Analysis) -> dict[str, Any]:
+    """The ``best`` player's move when no cell is safe: its reason and risk; in the endgame the
+    chance to win with best play, after a look-ahead the chance to survive the next reveals."""
+    from demine import best_move
+
+    bm = best_move(plain, GUESS_LIMIT, analysis=a)
+    return {
+        "cell": _rc(plain.width, bm.move.cell),
+        "reason": bm.reason,
+        "mine_probability": round(bm.mine_probability, 4),
+        "win_probability": None if bm.win_probability is None else round(bm.win_probability, 4),
+        "survive": None if bm.survive is None else round(bm.survive, 4),
+        "reveals": bm.reveals,
+        "outlook": bm.outlook,
+    }
+
+
+def analysis_board(text: str, mines: int | None = None, trust_flags: bool = False) -> dict[str, Any]:
+    """The analysis board: parse a ``.mine`` position, analyse it, and export it.
+
+    ``mines`` overrides the count in the text. The MBF export is a layout, so it is offered when
+    the position decides where every mine is (flags, when trusted, and proven mines).
+    """
+    if len(text) > MAX_PASTE:
+        raise SizeError(f"a pasted position has at most {MAX_PASTE} characters, got {len(text)}")
+    p = Position.from_text(text)
+    _check_side(p.width, p.height)
+    if mines is not None:
+        check_mines(p.width, p.height, mines)
+        p = p.with_mines(mines)
+    w = p.width
+    out: dict[str, Any] = {
+        "width": p.width,
+        "height": p.height,
+        "mines": p.mines,
+        "text": p.to_text(),
+        "rows": _rows(p),
+    }
+    h = hints(p, trust_flags=trust_flags)
+    if "error" in h:
+        out["error"] = h["error"]
+        return out
+    out.update(
+        safe=h["safe"],
+        mines_found=h["mines"],
+        wrong_flags=h["wrong_flags"],
+        probabilities=h["probabilities"],
+        approximate=h["approximate"],
+        solutions=h["solutions"],
+        reasons=h["reasons"],
+        best=h["best"],
+    )
+    known = {r * w + c for r, c in h["mines"]}
+    if trust_flags:
+        known.update(p.flagged_cells())
+    out["mbf"] = None
+    if p.mines is None:
+        out["mbf_note"] = "MBF holds a whole layout: give the mine count"
+    elif len(known) != p.mines:
+        out["mbf_note"] = (
+            f"MBF holds a whole layout; this position places {len(known)} of {p.mines} mines for certain"
+        )
+    else:
+        board = Board(p.width, p.height, tuple(sorted(known)), "none", None)
+        out["mbf"] = base64.b64encode(board_to_mbf(board)).decode("ascii")
+    return out

@@ -1,0 +1,152 @@
+"""A game being served (:class:`Session`): the engine's game, its times, what the page may see of
+it, and how it is stored and restored."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from demine.analysis import Limit
+from demine.analysis.noguess import Certificate, no_guess_game, no_guess_layout
+from demine.engine.game import Game, Move
+from demine.engine.grid import default_start
+from demine.engine.position import FLAG
+from demine.web.hints import _rc, _rows
+from demine.web.store import StoredGame
+
+#: The budget of finding a guess-free layout at a no-guess game's first click.
+NO_GUESS_LIMIT = Limit(seconds=5.0)
+
+
+def _new_game(width: int, height: int, mines: int, rule: str, seed: int | str, no_guess: str | None) -> Game:
+    """An unplaced game: an ordinary one, or one whose mines are placed guess-free."""
+    if no_guess is None:
+        return Game(width, height, mines, rule=rule, seed=seed)
+    cert: Certificate = "local" if no_guess == "local" else "complete"
+    return no_guess_game(width, height, mines, rule=rule, seed=seed, certificate=cert, limit=NO_GUESS_LIMIT)
+
+
+def _guess_free(
+    width: int, height: int, mines: int, rule: str, first: int, seed: int | str | None, certificate: str
+) -> tuple[int, ...]:
+    """The guess-free layout a no-guess game places at its first click (what its placer would
+    find: the same arguments, the same layout)."""
+    cert: Certificate = "local" if certificate == "local" else "complete"
+    board = no_guess_layout(
+        width, height, mines, rule, first, seed=seed, certificate=cert, limit=NO_GUESS_LIMIT
+    )
+    return board.mine_cells
+
+
+def _fixed(cells: tuple[int, ...]) -> Callable[[int], tuple[int, ...]]:
+    return lambda first: cells
+
+
+def _seed_text(seed: int | str | None) -> str | None:
+    """A seed as the page shows it: text (a 64-bit number does not survive JavaScript's numbers)."""
+    return None if seed is None else str(seed)
+
+
+@dataclass(eq=False)
+class Session:
+    """A game being served: the engine's game and the times the page shows."""
+
+    id: str
+    """The game's id."""
+    game: Game
+    """The engine's game (holds the layout: never sent while the game is played)."""
+    seed_given: bool
+    """Whether the player chose the seed."""
+    created: float
+    """When it was made."""
+    started: float | None = None
+    """When the first cell was opened."""
+    ended: float | None = None
+    """When it ended."""
+    hints_cache: tuple[int, dict[str, Any]] | None = field(default=None, repr=False)
+    """The hints of the last position asked about, with its move count."""
+    client: str | None = None
+    """The address that made it."""
+
+    def weight(self) -> int:
+        """About the bytes this session holds in memory: its board's arrays and its moves."""
+        g = self.game
+        return 2048 + 4 * g.width * g.height + 72 * len(g.moves)
+
+    def stored(self) -> StoredGame:
+        """The row that restores this game."""
+        g = self.game
+        return StoredGame(
+            id=self.id,
+            width=g.width,
+            height=g.height,
+            mines=g.mines,
+            rule=g.rule,
+            seed=g.seed if g.seed is not None else "",
+            seed_given=self.seed_given,
+            layout=g.mine_cells() if g.placed else None,
+            moves=[(m.kind, m.cell) for m in g.moves],
+            outcome=g.outcome,
+            created=self.created,
+            started=self.started,
+            ended=self.ended,
+            no_guess=g.no_guess,
+            client=self.client,
+        )
+
+    @classmethod
+    def restore(cls, row: StoredGame) -> Session:
+        """The game a row describes, with its moves replayed."""
+        if row.layout is None:
+            game = _new_game(row.width, row.height, row.mines, row.rule, row.seed, row.no_guess)
+        else:
+            game = Game.from_layout(row.width, row.height, row.layout, rule=row.rule)
+            game.seed = row.seed
+            game.no_guess = row.no_guess
+        for kind, cell in row.moves:
+            game.play(Move(kind, cell))  # type: ignore[arg-type]
+        return cls(row.id, game, row.seed_given, row.created, row.started, row.ended, client=row.client)
+
+    def elapsed(self, now: float | None = None) -> float:
+        """Seconds played: from the first reveal to the end (or to now)."""
+        if self.started is None:
+            return 0.0
+        end = self.ended if self.ended is not None else (now if now is not None else time.time())
+        return max(0.0, end - self.started)
+
+    def view(self, game: Game | None = None, *, final: bool | None = None) -> dict[str, Any]:
+        """What the page may know of the game: the visible board, counters and, once the game is
+        over (or for a replay frame, ``final``), the layout, 3BV and the seed."""
+        g = game or self.game
+        over = self.game.over if final is None else final
+        p = g.position()
+        w = g.width
+        out: dict[str, Any] = {
+            "id": self.id,
+            "width": g.width,
+            "height": g.height,
+            "mines": g.mines,
+            "rule": g.rule,
+            "start": _rc(w, default_start(g.width, g.height, g.rule)),
+            "rows": _rows(p),
+            "outcome": g.outcome,
+            "flags": g.flags,
+            "mines_left": 0 if g.won else g.mines - g.flags,  # a won game has every mine accounted for
+            "moves": len(g.moves),
+            "elapsed": round(self.elapsed(), 3),
+            "running": self.started is not None and not self.game.over,
+            "seed": _seed_text(self.game.seed) if self.seed_given else None,
+            "no_guess": g.no_guess,
+        }
+        if over:
+            layout = self.game.mine_cells() if self.game.placed else []
+            is_mine = set(layout)
+            out["mine_cells"] = [_rc(w, c) for c in layout]
+            out["wrong_flags"] = [_rc(w, c) for c, v in enumerate(p.states) if v == FLAG and c not in is_mine]
+            out["exploded"] = None if g.exploded is None else _rc(w, g.exploded)
+            out["bbbv"] = self.game.bbbv() if self.game.placed else None
+            out["seed"] = _seed_text(self.game.seed)
+            out["total_moves"] = len(self.game.moves)
+        return out
