@@ -298,7 +298,9 @@ class Store:
             gone += n
         if gone:
             with self._lock:
-                self._db.execute("PRAGMA incremental_vacuum")
+                self._db.executescript(
+                    "PRAGMA incremental_vacuum;"
+                )  # run to the end (execute stops after a page)
         return gone
 
     def _delete(self, select: str, args: tuple[Any, ...]) -> int:
@@ -315,6 +317,15 @@ class Store:
                 self._db.execute("ROLLBACK")
                 raise
         return len(ids)
+
+    def compact(self) -> None:
+        """Fold the write-ahead log into the file and give free pages back (for measuring sizes,
+        and after a large expiry)."""
+        with self._lock:
+            self._db.executescript(
+                "PRAGMA incremental_vacuum;"
+            )  # run to the end (execute stops after a page)
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def close(self) -> None:
         """Close the file."""
