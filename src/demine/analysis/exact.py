@@ -55,9 +55,6 @@ PAIR_BOXES = 20
 PAIR_WIDTH = 6
 
 
-_OverBudget = OverBudget  # the counter's name for it
-
-
 @lru_cache(maxsize=64)
 def _binom_row(s: int) -> tuple[int, ...]:
     """C(s, 0..s), cached (box sizes repeat)."""
@@ -190,9 +187,9 @@ def _count(comp: Component, max_mines: int, deadline: float | None, state_cap: i
         layers.append(F)
         stored += len(G)
         if stored > state_cap:
-            raise _OverBudget
+            raise OverBudget
         if deadline is not None and time.perf_counter() > deadline:
-            raise _OverBudget
+            raise OverBudget
         F = G
     W = [0] * (max((k >> shift_m for k in F), default=0) + 1)
     for key, w in F.items():
@@ -280,7 +277,7 @@ def _convolve(a: list[int], b: list[int], deadline: float | None = None) -> list
     out = [0] * (len(a) + len(b) - 1)
     for i, x in enumerate(a):
         if deadline is not None and i % 16 == 0 and time.perf_counter() > deadline:
-            raise _OverBudget
+            raise OverBudget
         if x:
             for j, y in enumerate(b):
                 if y:
@@ -306,16 +303,27 @@ def solve_system(
     outcomes of one look-ahead, which differ in one component) count the others once."""
     t0 = time.perf_counter()
     limit = limit or Limit()
+    try:
+        return _solve(system, limit, density, explain, cache, t0)
+    except OverBudget:  # past the deadline (the ordering, a count, a convolution) or the states
+        return _approximate(system, t0, limit)
+
+
+def _solve(
+    system: System,
+    limit: Limit,
+    density: Fraction | None,
+    explain: bool,
+    cache: CountCache | None,
+    t0: float,
+) -> Analysis:
+    """:func:`solve_system`'s exact count (:class:`OverBudget` past the budget)."""
     deadline = t0 + limit.seconds if limit.seconds is not None else None
     prop = Propagator(system.constraints, system.describe, system.flag_note)
     prop.run_numbers()
     rest = prop.remaining()
     comps = components(rest)
-    try:
-        wide = any(len(c.boxes) >= PAIR_BOXES and _width(c, deadline) >= PAIR_WIDTH for c in comps)
-    except _OverBudget:
-        return _approximate(system, t0, limit)
-    if wide:
+    if any(len(c.boxes) >= PAIR_BOXES and _width(c, deadline) >= PAIR_WIDTH for c in comps):
         # a wide frontier: the pair rule first shrinks it (cheap next to the count it saves)
         prop.run_all()
         rest = prop.remaining()
@@ -335,13 +343,10 @@ def solve_system(
         )
     max_mines = L if L is not None else len(in_frontier)
     comps.sort(key=lambda c: c.cells)
-    try:
-        if cache is None:
-            counted = [_count(c, max_mines, deadline, limit.states) for c in comps]
-        else:
-            counted = [_count_cached(c, max_mines, deadline, limit.states, cache) for c in comps]
-    except _OverBudget:
-        return _approximate(system, t0, limit)
+    if cache is None:
+        counted = [_count(c, max_mines, deadline, limit.states) for c in comps]
+    else:
+        counted = [_count_cached(c, max_mines, deadline, limit.states, cache) for c in comps]
     for cnt in counted:
         if not any(cnt.W):
             if not explain:
@@ -376,10 +381,7 @@ def solve_system(
         assign(off, (a, d))
     else:
         polys = [cnt.W for cnt in counted]
-        try:
-            pre = prefix_products(polys, deadline)
-        except _OverBudget:
-            return _approximate(system, t0, limit)
+        pre = prefix_products(polys, deadline)
         total_poly = pre[-1]
 
         def weight(x: int) -> int:
@@ -396,10 +398,8 @@ def solve_system(
                 mine_count=True,
             )
         solutions = Z
-        try:  # (a position the count cannot explain was refused above, whatever the budget)
-            all_others = all_but_one(polys, pre, deadline)
-        except _OverBudget:
-            return _approximate(system, t0, limit)
+        # (a position the count cannot explain is refused above, before the costliest step)
+        all_others = all_but_one(polys, pre, deadline)
         for cnt, others in zip(counted, all_others, strict=True):
             R = [0] * len(cnt.W)
             for t in range(len(cnt.W)):

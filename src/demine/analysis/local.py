@@ -212,9 +212,7 @@ class LocalEngine:
             if v < COVERED:
                 assert not mine[c] and not safe_flag[c], c
                 assert self.need[c] == v - sum(mine[d] for d in nb(c)), c
-                assert self.unk[c] == sum(
-                    1 for d in nb(c) if st[d] == COVERED and not mine[d] and not safe_flag[d]
-                ), c
+                assert self.unk[c] == len(self._unknown_around(c)), c
             elif v == FLAG:
                 assert mine[c], c
             elif not mine[c] and not safe_flag[c]:
@@ -250,6 +248,11 @@ class LocalEngine:
                             numbers.append(e)
         return numbers, cells
 
+    def _unknown_around(self, c: int) -> list[int]:
+        """The neighbours of ``c`` neither opened nor known (mines or safe cells)."""
+        st, mine, safe_flag = self.st, self.mine, self.known_safe
+        return [d for d in self.neighbours(c) if st[d] == COVERED and not mine[d] and not safe_flag[d]]
+
     def pairs(self) -> bool:
         """The pair rule on the numbers still touching unknown cells: returns whether it proved a
         cell (then the number rule has run again). Cheaper than :meth:`count`, and it leaves the
@@ -262,13 +265,9 @@ class LocalEngine:
             return False
         near: set[int] = set(stale)
         for c in stale:  # the numbers that share a cell with a changed one can pair with it
-            for d in nb(c):
-                if st[d] == COVERED and not mine[d] and not safe_flag[d]:
-                    near.update(e for e in nb(d) if st[e] < COVERED and self.unk[e])
-        cons = []
-        for c in sorted(near):
-            group = tuple(d for d in nb(c) if st[d] == COVERED and not mine[d] and not safe_flag[d])
-            cons.append((group, need[c], c))
+            for d in self._unknown_around(c):
+                near.update(e for e in nb(d) if st[e] < COVERED and self.unk[e])
+        cons = [(tuple(self._unknown_around(c)), need[c], c) for c in sorted(near)]
         prop = Propagator(cons, str)
         prop.run_all()
         proved = False
@@ -290,13 +289,11 @@ class LocalEngine:
         yet known); an empty set when it proves none or runs past :attr:`limit`."""
         from demine.analysis import analyze_constraints
 
-        st, mine, safe_flag, nb = self.st, self.mine, self.known_safe, self.neighbours
+        st, mine, safe_flag = self.st, self.mine, self.known_safe
         unknown = [c for c in range(self.n) if st[c] == COVERED and not mine[c] and not safe_flag[c]]
-        cons = []
-        for c in range(self.n):
-            if st[c] < COVERED and self.unk[c]:
-                group = [d for d in nb(c) if st[d] == COVERED and not mine[d] and not safe_flag[d]]
-                cons.append((group, self.need[c]))
+        cons = [
+            (self._unknown_around(c), self.need[c]) for c in range(self.n) if st[c] < COVERED and self.unk[c]
+        ]
         a = analyze_constraints(cons, cells=unknown, mines=total - len(self.mines), limit=self.limit)
         return set() if a.approximate else set(a.safe)
 
@@ -314,12 +311,7 @@ class LocalEngine:
             if s in seen:
                 continue
             numbers, cells = self._component(s, seen)
-            cons = []
-            for c in numbers:
-                group = [
-                    d for d in self.neighbours(c) if st[d] == COVERED and not mine[d] and not safe_flag[d]
-                ]
-                cons.append((group, need[c]))
+            cons = [(self._unknown_around(c), need[c]) for c in numbers]
             a = analyze_constraints(cons, cells=cells, mines=None, density=density, limit=self.limit)
             self.counted += 1
             if not a.approximate:
