@@ -248,6 +248,16 @@ class LocalEngine:
                             numbers.append(e)
         return numbers, cells
 
+    def frontier_unknown(self) -> int:
+        """How many unknown cells touch an opened number (the rest, :attr:`unknown` minus these,
+        touch none). O(cells)."""
+        st, mine, safe_flag, nb = self.st, self.mine, self.known_safe, self.neighbours
+        return sum(
+            1
+            for c in range(self.n)
+            if st[c] == COVERED and not mine[c] and not safe_flag[c] and any(st[d] < COVERED for d in nb(c))
+        )
+
     def _unknown_around(self, c: int) -> list[int]:
         """The neighbours of ``c`` neither opened nor known (mines or safe cells)."""
         st, mine, safe_flag = self.st, self.mine, self.known_safe

@@ -48,7 +48,7 @@ from demine.analysis.result import Limit
 from demine.engine.game import Game
 from demine.engine.grid import Geometry, check_mines, geometry, mine_cells_allowed
 from demine.engine.position import COVERED
-from demine.errors import DemineError, InconsistentPosition
+from demine.errors import DemineError, InconsistentPosition, InputError
 
 Certificate = Literal["complete", "local"]
 Mode = Literal["uniform", "dense", "auto"]
@@ -67,6 +67,11 @@ AUTO_UNIFORM_ATTEMPTS = 200
 REPAIR_SHARE = 4
 #: Swap steps of the ``dense`` mode's Markov chain after the repair.
 DEFAULT_MIX = 200
+
+
+def _check_certificate(certificate: str) -> None:
+    if certificate not in CERTIFICATES:
+        raise InputError(f"unknown certificate {certificate!r}; choose one of {', '.join(CERTIFICATES)}")
 
 
 class NoGuessTimeout(DemineError):
@@ -133,15 +138,8 @@ def _count_may_help(eng: LocalEngine, mines: int) -> bool:
     ``M - t`` for the ``U`` other cells. When ``F < M < U`` that is between 1 and ``U - 1`` for
     every ``t``: the total rules out no frontier layout and decides no cell away from the
     numbers, so it can prove nothing more (and the exact count is skipped)."""
-    st, mine, known_safe, nb = eng.st, eng.mine, eng.known_safe, eng.neighbours
-    front = away = 0
-    for c in range(eng.n):
-        if st[c] != COVERED or mine[c] or known_safe[c]:
-            continue
-        if any(st[d] < COVERED for d in nb(c)):
-            front += 1
-        else:
-            away += 1
+    front = eng.frontier_unknown()
+    away = eng.unknown - front
     left = mines - len(eng.mines)
     return not front < left < away
 
@@ -179,10 +177,7 @@ def no_guess_layout(
     Raises :class:`~demine.errors.SizeError` at once when the mines cannot fit outside the first
     click's area, :class:`~demine.errors.InputError` for an unknown certificate or mode, and
     :class:`NoGuessTimeout` past ``limit``."""
-    from demine.errors import InputError
-
-    if certificate not in CERTIFICATES:
-        raise InputError(f"unknown certificate {certificate!r}; choose one of {', '.join(CERTIFICATES)}")
+    _check_certificate(certificate)
     if mode not in MODES:
         raise InputError(f"unknown no-guess mode {mode!r}; choose one of {', '.join(MODES)}")
     geo = geometry(width, height)
@@ -270,18 +265,18 @@ def _dense(
         game = _stall(geo, layout, first, certificate)
         if game is None:
             break
-        if not game.placed or game.outcome == "lost":  # the first click hit a mine ('none' rule)
+        if game.outcome == "lost":  # the first click hit a mine (the 'none' rule)
             layout = set(rng.sample(allowed, mines))
             continue
         st = game.position().states
         nb = geo.neighbours
         # the covered cells at the stall: next to a number (the frontier) or away from every one
-        frontier = [
+        frontier = {
             c
             for c in range(geo.width * geo.height)
             if st[c] == COVERED and any(st[d] < COVERED for d in nb(c))
-        ]
-        stuck_mines = [c for c in frontier if c in layout]
+        }
+        stuck_mines = sorted(c for c in frontier if c in layout)
         away = [
             c
             for c in movable
@@ -300,12 +295,10 @@ def _dense(
     # the swap chain: propose swapping a mine and a free cell, keep it if still guess-free
     free = sorted(movable - layout)
     mined = sorted(layout)
-    for _ in range(mix):
+    for _ in range(mix if free else 0):  # (no free cell: nothing to swap)
         if deadline is not None and time.perf_counter() > deadline:
             break
-        i, j = rng.randrange(len(mined)), rng.randrange(len(free)) if free else 0
-        if not free:
-            break
+        i, j = rng.randrange(len(mined)), rng.randrange(len(free))
         m, f = mined[i], free[j]
         trial = (layout - {m}) | {f}
         attempts += 1
@@ -337,10 +330,7 @@ def no_guess_game(
     >>> game.no_guess, is_guess_free(9, 9, game.mine_cells(), 40)
     ('complete', True)
     """
-    if certificate not in CERTIFICATES:
-        from demine.errors import InputError
-
-        raise InputError(f"unknown certificate {certificate!r}; choose one of {', '.join(CERTIFICATES)}")
+    _check_certificate(certificate)
     check_mines(width, height, mines, rule)
 
     def place(first: int) -> tuple[int, ...]:
