@@ -24,7 +24,7 @@ from demine.engine.formats import Board, read_boards
 from demine.engine.game import Game
 from demine.engine.grid import PRESETS, RULES, check_mines, default_start, parse_cell, parse_size
 from demine.errors import DemineError
-from demine.players import DEFAULT_PLAYER, PlayerSpec, available_solvers, split_players
+from demine.players import DEFAULT_PLAYER, PlayerSpec, available_solvers, settings_type, split_players
 
 
 def positive_int(text: str) -> int:
@@ -185,24 +185,14 @@ def _players(ns: argparse.Namespace) -> list[PlayerSpec]:
     texts = split_players(ns.compare) if ns.compare else [ns.player]
     specs = [PlayerSpec.parse(t) for t in texts]
     if ns.set:
-        takers = [s for s in specs if _has_settings(s.name)]
-        if not takers:
+        takes = [settings_type(s.name) is not None for s in specs]
+        if not any(takes):
             raise DemineError(f"--set: none of {', '.join(texts)} takes settings (best does)")
-        specs = [PlayerSpec.parse(str(s), ns.set) if _has_settings(s.name) else s for s in specs]
+        specs = [PlayerSpec.parse(str(s), ns.set) if t else s for s, t in zip(specs, takes, strict=True)]
     labels = [str(s) for s in specs]
     if len(set(labels)) < len(labels):
         raise DemineError(f"--compare names one player twice: {', '.join(labels)}")
     return specs
-
-
-def _has_settings(name: str) -> bool:
-    from demine.players import settings_type
-
-    try:
-        settings_type(name)
-    except DemineError:
-        return False
-    return True
 
 
 def _print_summaries(title: str, summaries: list[Summary], measure: bool) -> None:
@@ -358,13 +348,12 @@ def _sweep(ns: argparse.Namespace, players: list[PlayerSpec]) -> int:
 def cmd_players(ns: argparse.Namespace) -> int:
     from dataclasses import fields
 
-    from demine.players import settings_type
-
     for name, summary in available_solvers().items():
         mark = " (default)" if name == DEFAULT_PLAYER else ""
         print(f"{name}{mark}: {summary}")
-        if _has_settings(name):
-            defaults = settings_type(name)()
+        kind = settings_type(name)
+        if kind is not None:
+            defaults = kind()
             values = ", ".join(f"{f.name}={getattr(defaults, f.name)}" for f in fields(defaults))
             print(f"    settings (bench --set FIELD=VALUE): {values}")
     return 0

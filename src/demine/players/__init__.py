@@ -67,9 +67,9 @@ class PlayerSpec:
     def __post_init__(self) -> None:
         entry = _entry(self.name)
         if self.settings is not None:
-            if entry.settings is None:
-                raise InputError(f"player {self.name!r} has no settings")
             kind = settings_type(self.name)
+            if kind is None:
+                raise InputError(f"player {self.name!r} has no settings")
             if not isinstance(self.settings, kind):
                 raise InputError(f"player {self.name!r} takes {kind.__name__}, got {self.settings!r}")
         if self.limit is not None and not entry.takes_limit:
@@ -105,10 +105,11 @@ class PlayerSpec:
                 raise InputError(f"player {text!r}: expected NAME or NAME(FIELD=VALUE, ...)")
             items = [x for x in rest[:-1].split(",") if x.strip()]
         items += changes or []
-        _entry(name)  # an unknown name: the list of names
+        kind = settings_type(name)  # (an unknown name: the list of names)
         if not items:
             return cls(name)
-        kind = settings_type(name)
+        if kind is None:
+            raise InputError(f"player {name!r} has no settings")
         parse = getattr(kind, "parse", None)
         if parse is None:
             raise InputError(f"player {name!r}: its settings cannot be written as text")
@@ -138,11 +139,12 @@ def _entry(name: str) -> _Entry:
         raise InputError(f"unknown player {name!r}; available: {', '.join(sorted(_REGISTRY))}") from None
 
 
-def settings_type(name: str) -> type:
-    """The settings class of player ``name`` (:class:`InputError` when it has none)."""
+def settings_type(name: str) -> type | None:
+    """The settings class of player ``name``, None when it has no settings (:class:`InputError`
+    for an unknown name)."""
     entry = _entry(name)
     if entry.settings is None:
-        raise InputError(f"player {name!r} has no settings")
+        return None
     module, _, cls = entry.settings.partition(":")
     kind: type = getattr(import_module(module), cls)
     return kind
