@@ -56,7 +56,7 @@ def main() -> None:
         svc.store.compact()
         empty = _file_bytes(path)
         took = time.perf_counter() - t1
-        print(f"expired {gone} in {took:.1f} s; file {empty / 1e6:.2f} MB after (space given back)")
+        print(f"expired {len(gone)} in {took:.1f} s; file {empty / 1e6:.2f} MB after (space given back)")
         svc.close()
 
 

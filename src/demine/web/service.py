@@ -217,12 +217,9 @@ class Service:
         self._expired_at = now
         lim = self.limits
         gone = self.store.expire(now, lim.idle_expiry, lim.finished_expiry, lim.max_db_bytes)
-        if gone:
-            with self._cache_lock:
-                for gid in [gid for gid in self._cache if self.store.load(gid) is None]:
-                    del self._cache[gid]
-                    self._cached_bytes -= self._weights.pop(gid, 0)
-        return gone
+        for gid in gone:
+            self._forget(gid)
+        return len(gone)
 
     def _remember(self, s: Session) -> None:
         """Keep ``s`` in memory, the least recently used leaving while the estimate of the bytes

@@ -15,6 +15,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,7 +39,7 @@ CREATE TABLE IF NOT EXISTS games (
     no_guess TEXT,               -- the certificate of a guess-free game, or NULL
     client TEXT,                 -- who made it (for the per-client cap)
     updated REAL,                -- time of the last move (for expiry)
-    moves_count INTEGER          -- moves stored (a late write of an earlier move cannot undo a later one)
+    moves_count INTEGER          -- moves stored (each append checks it: processes never undo each other)
 )
 """
 MOVES_SCHEMA = """
@@ -156,21 +158,12 @@ class Store:
             now if now is not None else g.created,
             len(g.moves),
         )
-        with self._lock:
-            self._db.execute("BEGIN")
-            try:
-                self._db.execute(
-                    f"INSERT OR REPLACE INTO games ({COLUMNS}) VALUES ({','.join('?' * 17)})", row
-                )
-                self._db.execute("DELETE FROM moves WHERE game_id = ?", (g.id,))
-                self._db.executemany(
-                    "INSERT INTO moves VALUES (?,?,?,?)",
-                    [(g.id, i, k, c) for i, (k, c) in enumerate(g.moves)],
-                )
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+        with self._transaction():
+            self._db.execute(f"INSERT OR REPLACE INTO games ({COLUMNS}) VALUES ({','.join('?' * 17)})", row)
+            self._db.execute("DELETE FROM moves WHERE game_id = ?", (g.id,))
+            self._db.executemany(
+                "INSERT INTO moves VALUES (?,?,?,?)", [(g.id, i, k, c) for i, (k, c) in enumerate(g.moves)]
+            )
 
     def append(
         self,
@@ -188,30 +181,36 @@ class Store:
         Raises :class:`StaleGame` when the file holds another number of moves than ``seq`` (another
         server process on the same file moved the game on): the caller reloads and tries again.
         The check and the write are one transaction that holds the file's write lock."""
+        with self._transaction("IMMEDIATE"):
+            if self._moves_count(game_id) != seq:
+                raise StaleGame(game_id)
+            self._db.execute("INSERT OR REPLACE INTO moves VALUES (?,?,?,?)", (game_id, seq, *move))
+            self._db.execute(
+                "UPDATE games SET layout = COALESCE(layout, ?), outcome = ?, started = ?, ended = ?, "
+                "updated = ?, moves_count = ? WHERE id = ?",
+                (
+                    None if layout is None else json.dumps(layout),
+                    outcome,
+                    started,
+                    ended,
+                    now,
+                    seq + 1,
+                    game_id,
+                ),
+            )
+
+    @contextmanager
+    def _transaction(self, kind: str = "") -> Iterator[None]:
+        """One transaction under the store's lock (``IMMEDIATE``: the file's write lock is taken
+        at once, so a check and the write after it see the same file); rolled back on error."""
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute(f"BEGIN {kind}")
             try:
-                if self._moves_count(game_id) != seq:
-                    raise StaleGame(game_id)
-                self._db.execute("INSERT OR REPLACE INTO moves VALUES (?,?,?,?)", (game_id, seq, *move))
-                self._db.execute(
-                    "UPDATE games SET layout = COALESCE(layout, ?), outcome = ?, started = ?, ended = ?, "
-                    "updated = ?, moves_count = ? WHERE id = ? AND COALESCE(moves_count, 0) <= ?",
-                    (
-                        None if layout is None else json.dumps(layout),
-                        outcome,
-                        started,
-                        ended,
-                        now,
-                        seq + 1,
-                        game_id,
-                        seq + 1,
-                    ),
-                )
-                self._db.execute("COMMIT")
+                yield
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
+            self._db.execute("COMMIT")
 
     # ------------------------------------------------------------------ reading
     def load(self, game_id: str) -> StoredGame | None:
@@ -280,11 +279,11 @@ class Store:
         return int((pages - free) * page)
 
     # ------------------------------------------------------------------ expiry
-    def expire(self, now: float, idle: float, age: float, max_bytes: int | None = None) -> int:
+    def expire(self, now: float, idle: float, age: float, max_bytes: int | None = None) -> list[str]:
         """Delete unfinished games idle for ``idle`` seconds and finished games older than
         ``age``; then, while the file is over ``max_bytes``, the oldest finished games (and, when
         none is left, the longest idle unfinished ones) a hundred at a time. Gives the space back.
-        Returns how many games went."""
+        Returns the ids of the games deleted."""
         gone = self._delete(
             "SELECT id FROM games WHERE (outcome = 'playing' AND COALESCE(updated, created) < ?) "
             "OR (outcome != 'playing' AND COALESCE(ended, updated, created) < ?)",
@@ -292,39 +291,31 @@ class Store:
         )
         while max_bytes is not None and self.size() > max_bytes:
             oldest = "ORDER BY outcome = 'playing', COALESCE(ended, updated, created) LIMIT 100"
-            n = self._delete(f"SELECT id FROM games {oldest}", ())
-            if not n:
+            more = self._delete(f"SELECT id FROM games {oldest}", ())
+            if not more:
                 break
-            gone += n
+            gone += more
         if gone:
             with self._lock:
-                self._db.executescript(
-                    "PRAGMA incremental_vacuum;"
-                )  # run to the end (execute stops after a page)
+                self._vacuum()
         return gone
 
-    def _delete(self, select: str, args: tuple[Any, ...]) -> int:
-        with self._lock:
-            ids = [(r[0],) for r in self._db.execute(select, args).fetchall()]
-            if not ids:
-                return 0
-            self._db.execute("BEGIN")
-            try:
-                self._db.executemany("DELETE FROM moves WHERE game_id = ?", ids)
-                self._db.executemany("DELETE FROM games WHERE id = ?", ids)
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-        return len(ids)
+    def _delete(self, select: str, args: tuple[Any, ...]) -> list[str]:
+        with self._transaction():
+            ids = [r[0] for r in self._db.execute(select, args).fetchall()]
+            self._db.executemany("DELETE FROM moves WHERE game_id = ?", [(i,) for i in ids])
+            self._db.executemany("DELETE FROM games WHERE id = ?", [(i,) for i in ids])
+        return ids
+
+    def _vacuum(self) -> None:
+        # run to the end: through execute() the pragma is stepped once and frees a single page
+        self._db.executescript("PRAGMA incremental_vacuum;")
 
     def compact(self) -> None:
         """Fold the write-ahead log into the file and give free pages back (for measuring sizes,
         and after a large expiry)."""
         with self._lock:
-            self._db.executescript(
-                "PRAGMA incremental_vacuum;"
-            )  # run to the end (execute stops after a page)
+            self._vacuum()
             self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def close(self) -> None:
