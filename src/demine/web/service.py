@@ -232,11 +232,7 @@ class Service:
             while len(self._cache) > 1 and (
                 len(self._cache) > CACHE_GAMES or self._cached_bytes > self.limits.cache_bytes
             ):
-                gid, _ = self._cache.popitem(last=False)
-                self._cached_bytes -= self._weights.pop(gid, 0)
-                lock = self._game_locks.get(gid)
-                if lock is not None and not lock.locked():
-                    del self._game_locks[gid]
+                self._drop(next(iter(self._cache)))  # the least recently used
 
     def _reweigh(self, s: Session) -> None:
         """Count a session's growth (a move) in the memory held."""
@@ -278,9 +274,18 @@ class Service:
             self._forget(game_id)
 
     def _forget(self, game_id: str) -> None:
+        """Drop this process's copy of a game (the file keeps it)."""
         with self._cache_lock:
-            if self._cache.pop(game_id, None) is not None:
-                self._cached_bytes -= self._weights.pop(game_id, 0)
+            self._drop(game_id)
+
+    def _drop(self, game_id: str) -> None:
+        """(Under the cache lock.) A game leaves memory: its session, its weight, and its lock
+        unless a move holds it."""
+        if self._cache.pop(game_id, None) is not None:
+            self._cached_bytes -= self._weights.pop(game_id, 0)
+        lock = self._game_locks.get(game_id)
+        if lock is not None and not lock.locked():
+            del self._game_locks[game_id]
 
     @contextmanager
     def _locked(self, game_id: str) -> Iterator[Session]:
