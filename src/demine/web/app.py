@@ -226,9 +226,10 @@ def create_app(db: str | Path = ":memory:", workers: int = 0, limits: ServeLimit
 
     @app.post("/api/games")
     async def new_game(body: NewGame, request: Request) -> Response:
-        rate.hit("games", client(request))
+        who = client(request)
+        rate.hit("games", who)
         # off the event loop: it writes the game and, once a minute, deletes the expired ones
-        made = await asyncio.to_thread(service.new_game, **body.model_dump(), client=client(request))
+        made = await asyncio.to_thread(service.new_game, **body.model_dump(), client=who)
         return _json(made)
 
     @app.get("/api/games/{game_id}")

@@ -12,10 +12,7 @@ from demine.analysis.enumerate import enumerate_layouts, sample_layouts
 from demine.engine.game import Move
 from demine.engine.position import COVERED, FLAG, Position
 from demine.players.best.moves import BestMove
-from demine.players.best.settings import NO_HOOKS, BestSettings, Hooks
-
-#: The default settings (for the functions' defaults).
-_DEFAULTS = BestSettings()
+from demine.players.best.settings import DEFAULT_SETTINGS, NO_HOOKS, BestSettings, Hooks
 
 
 class Endgame:
@@ -26,7 +23,9 @@ class Endgame:
     is at most its chance to be safe, so moves are tried safest first and the search stops as
     soon as none left can beat the best found."""
 
-    def __init__(self, observations: dict[int, list[int]], nodes: int = _DEFAULTS.endgame_nodes) -> None:
+    def __init__(
+        self, observations: dict[int, list[int]], nodes: int = DEFAULT_SETTINGS.endgame_nodes
+    ) -> None:
         """``observations``: per covered cell, what it shows in each layout (-1 for a mine);
         ``nodes``: the positions the search may visit before it raises ``TimeoutError``."""
         self.max_nodes = nodes
@@ -45,7 +44,7 @@ class Endgame:
 
     @classmethod
     def of(
-        cls, position: Position, layouts: list[frozenset[int]], nodes: int = _DEFAULTS.endgame_nodes
+        cls, position: Position, layouts: list[frozenset[int]], nodes: int = DEFAULT_SETTINGS.endgame_nodes
     ) -> Endgame:
         """The search over ``layouts`` of ``position`` (flags count as mines), of at most ``nodes``
         search nodes."""
@@ -141,7 +140,7 @@ class Endgame:
         return None if best is None else (best[3], best[0])
 
 
-def search_kind(layouts: int | None, settings: BestSettings = _DEFAULTS) -> str | None:
+def search_kind(layouts: int | None, settings: BestSettings = DEFAULT_SETTINGS) -> str | None:
     """Which endgame search takes a position with this many layouts: ``"exact"`` (2 to
     ``endgame_layouts``), ``"sampled"`` (up to ``sampled_layouts``) or neither (None)."""
     if layouts is None or layouts < 2:
@@ -152,7 +151,7 @@ def search_kind(layouts: int | None, settings: BestSettings = _DEFAULTS) -> str 
 
 
 def endgame(
-    position: Position, a: Analysis, settings: BestSettings = _DEFAULTS, hooks: Hooks = NO_HOOKS
+    position: Position, a: Analysis, settings: BestSettings = DEFAULT_SETTINGS, hooks: Hooks = NO_HOOKS
 ) -> BestMove | None:
     """The exact best move when few layouts remain (None when there are too many or the search
     runs past its budget)."""
@@ -166,7 +165,7 @@ def endgame(
 
 
 def sampled_endgame(
-    position: Position, a: Analysis, settings: BestSettings = _DEFAULTS, hooks: Hooks = NO_HOOKS
+    position: Position, a: Analysis, settings: BestSettings = DEFAULT_SETTINGS, hooks: Hooks = NO_HOOKS
 ) -> BestMove | None:
     """With more layouts than the exact search takes, up to ``sampled_layouts``: the best move
     over a uniform sample of them (drawn with a generator seeded by the position, so a position

@@ -25,7 +25,7 @@ from demine.players.best.moves import (
     off_frontier,
     zero_chance_keys,
 )
-from demine.players.best.settings import NO_HOOKS, BestSettings, Hooks
+from demine.players.best.settings import DEFAULT_SETTINGS, NO_HOOKS, BestSettings, Hooks
 from demine.players.longterm import Influence
 
 #: A look-ahead candidate's sort key (the highest is played): its two-guess score, live, lower
@@ -35,8 +35,6 @@ RankKey = tuple[Fraction, int, Fraction, int, int]
 Leader = tuple[int, float, RankKey]
 #: One number a candidate could show: its count of layouts, the analysis and the position after.
 Outcome = tuple[int, Analysis, Position]
-
-_DEFAULTS = BestSettings()
 
 
 def _outcomes(
@@ -94,7 +92,7 @@ def look_ahead(
     limit: Limit,
     influence: Influence | None = None,
     system: System | None = None,
-    settings: BestSettings = _DEFAULTS,
+    settings: BestSettings = DEFAULT_SETTINGS,
     hooks: Hooks = NO_HOOKS,
 ) -> BestMove | None:
     """Score the candidates by the chance to survive them and the next guess.

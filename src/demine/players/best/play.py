@@ -39,7 +39,7 @@ from demine.players.best.endgame import endgame, sampled_endgame
 from demine.players.best.fifty import forced_fifty
 from demine.players.best.lookahead import look_ahead, most_telling
 from demine.players.best.moves import BestMove, safest_move
-from demine.players.best.settings import NO_HOOKS, BestSettings, Hooks
+from demine.players.best.settings import DEFAULT_SETTINGS, NO_HOOKS, BestSettings, Hooks
 from demine.players.longterm import Influence
 
 #: The default budget of one decision.
@@ -49,8 +49,6 @@ LOCAL_CELLS = 5000
 costs what it changed, and components are weighted by the remaining density instead of the exact
 global count (a negligible difference on such boards)."""
 
-_DEFAULTS = BestSettings()
-
 
 def best_move(
     position: Position,
@@ -58,7 +56,7 @@ def best_move(
     analysis: Analysis | None = None,
     system: System | None = None,
     *,
-    settings: BestSettings = _DEFAULTS,
+    settings: BestSettings = DEFAULT_SETTINGS,
     hooks: Hooks = NO_HOOKS,
 ) -> BestMove:
     """The move ``best`` would play in ``position``, with its reason and estimates: the hint.
@@ -228,7 +226,7 @@ class BestPlayer:
     name = "best"
 
     def __init__(
-        self, settings: BestSettings = _DEFAULTS, limit: Limit = DEFAULT_LIMIT, hooks: Hooks = NO_HOOKS
+        self, settings: BestSettings = DEFAULT_SETTINGS, limit: Limit = DEFAULT_LIMIT, hooks: Hooks = NO_HOOKS
     ) -> None:
         self.settings = settings
         self.limit = limit

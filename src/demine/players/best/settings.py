@@ -141,3 +141,5 @@ class Hooks:
 
 #: No hooks.
 NO_HOOKS = Hooks()
+#: The adopted settings (the functions' defaults).
+DEFAULT_SETTINGS = BestSettings()
