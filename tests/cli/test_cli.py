@@ -387,3 +387,30 @@ def test_an_unreachable_cluster_is_a_clear_error(capsys: pytest.CaptureFixture[s
     assert code == 2 and "cannot reach the Dask scheduler" in err
     code, _, err = run(capsys, "bench", "--size", "5x5x3", "--games", "2", "--executor", "spark://x")
     assert code == 2 and "dask://HOST:PORT" in err
+
+
+def test_new_no_guess_gives_a_guess_free_board_or_says_what_to_try(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from demine import is_guess_free
+    from demine.engine.formats import board_from_json
+
+    code, out, _ = run(capsys, "new", "expert", "--rule", "zero", "--no-guess", "--seed", "7", "--board")
+    assert code == 0
+    board = board_from_json(json.loads(out))
+    assert board.no_guess == "complete" and is_guess_free(30, 16, board.mine_cells, 93)
+    code, _, err = run(
+        capsys,
+        "new",
+        "30x16x150",
+        "--rule",
+        "zero",
+        "--no-guess",
+        "--no-guess-mode",
+        "uniform",
+        "--no-guess-seconds",
+        "0.2",
+        "--seed",
+        "1",
+    )
+    assert code == 2 and "fewer mines, a longer time limit, or the dense mode" in err

@@ -199,13 +199,13 @@ def no_guess_layout(
         if mode == "uniform":
             raise NoGuessTimeout(
                 f"no guess-free {width}x{height} board with {mines} mines found in {limit.seconds} s "
-                f"by uniform sampling; try fewer mines, a longer limit, or the dense mode"
+                f"by uniform sampling; try fewer mines, a longer time limit, or the dense mode"
             )
     found = _dense(geo, mines, first, allowed, rng, certificate, deadline, mix)
     if found is None:
         raise NoGuessTimeout(
             f"no guess-free {width}x{height} board with {mines} mines found in {limit.seconds} s; "
-            f"try fewer mines or a longer limit"
+            f"try fewer mines or a longer time limit"
         )
     layout, attempts = found
     return NoGuessBoard(

@@ -69,8 +69,18 @@ def cmd_new(ns: argparse.Namespace) -> int:
         from demine.analysis.noguess import no_guess_game
 
         check_mines(width, height, mines, ns.rule, start)
+        from demine.analysis import Limit
+
+        limit = Limit(seconds=ns.no_guess_seconds)
         game = no_guess_game(
-            width, height, mines, rule=ns.rule, seed=ns.seed, certificate=ns.no_guess, mode=ns.no_guess_mode
+            width,
+            height,
+            mines,
+            rule=ns.rule,
+            seed=ns.seed,
+            certificate=ns.no_guess,
+            mode=ns.no_guess_mode,
+            limit=limit,
         )
     else:
         game = Game(width, height, mines, rule=ns.rule, seed=ns.seed)
@@ -375,6 +385,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--start", help="first click as ROW,COL (default: the rule's usual cell)")
     p.add_argument("--board", action="store_true", help="print the layout as a board-file line instead")
     _add_no_guess(p)
+    p.add_argument(
+        "--no-guess-seconds",
+        type=float,
+        default=10.0,
+        help="with --no-guess: how long to search before giving up (default: 10)",
+    )
     p.set_defaults(func=cmd_new)
 
     p = sub.add_parser("bench", help="play many games and report the win rate")
