@@ -20,12 +20,17 @@ from demine.engine.position import FLAG
 from demine.web import service
 from demine.web import store as store_module
 from demine.web.app import MAX_BODY, create_app
+from demine.web.limits import ServeLimits
 from demine.web.service import Session, hints
+
+#: The tests play at a script's speed, past the per-second rates a person never meets: the rates
+#: are tested in test_web_limits.py.
+SCRIPT = ServeLimits(games=None, moves=None, hints=None, analyses=None)
 
 
 @pytest.fixture
 def client() -> TestClient:
-    return TestClient(create_app())
+    return TestClient(create_app(limits=SCRIPT))
 
 
 def live_game(client: TestClient, game_id: str) -> Game:
@@ -197,7 +202,7 @@ def test_flag_chord_and_counters(client: TestClient) -> None:
 
 def test_a_restarted_server_resumes_a_game_from_its_link(tmp_path: Any) -> None:
     db = tmp_path / "games.db"
-    c1 = TestClient(create_app(db))
+    c1 = TestClient(create_app(db, limits=SCRIPT))
     # seeded: an unseeded opening sometimes proves no mine, and the test flags a proven one
     v = c1.post("/api/games", json={"preset": "expert", "rule": "zero", "seed": "resume"}).json()
     gid = v["id"]
@@ -208,7 +213,7 @@ def test_a_restarted_server_resumes_a_game_from_its_link(tmp_path: Any) -> None:
         f"/api/games/{gid}/moves", json={"kind": "flag", "row": h["mines"][0][0], "col": h["mines"][0][1]}
     )
     seen = c1.get(f"/api/games/{gid}").json()
-    c2 = TestClient(create_app(db))  # a new process would see the same file
+    c2 = TestClient(create_app(db, limits=SCRIPT))  # a new process would see the same file
     again = c2.get(f"/api/games/{gid}").json()
     for k in ("rows", "flags", "moves", "outcome", "mines_left"):
         assert again[k] == seen[k], k
@@ -322,7 +327,7 @@ def test_oversized_bodies_and_pastes_are_refused(client: TestClient) -> None:
 
 
 def test_analysis_board_reads_probabilities_and_exports() -> None:
-    client = TestClient(create_app())
+    client = TestClient(create_app(limits=SCRIPT))
     r = client.post("/api/analyze", json={"text": "5x3x3\n1HHHH\nHHHHH\nHHHHH\n"}).json()
     probs = r["probabilities"]
     assert len(probs) == 15 and probs[0] is None
@@ -358,7 +363,7 @@ def test_analysis_board_trusts_flags_only_when_asked(client: TestClient) -> None
 def test_a_no_guess_game_is_won_by_following_the_safe_hints_alone(tmp_path: Path) -> None:
     from demine import is_guess_free
 
-    app = create_app(tmp_path / "g.db")
+    app = create_app(tmp_path / "g.db", limits=SCRIPT)
     client = TestClient(app)
     v = new(client, preset="expert", rule="zero", no_guess="complete")
     gid = v["id"]
@@ -385,10 +390,14 @@ def test_an_unplaced_no_guess_game_is_restored_guess_free(tmp_path: Path) -> Non
     from demine import is_guess_free
 
     db = tmp_path / "g.db"
-    gid = new(TestClient(create_app(db)), preset="intermediate", rule="safe", no_guess="local", seed="77")[
-        "id"
-    ]
-    client = TestClient(create_app(db))  # a restarted server
+    gid = new(
+        TestClient(create_app(db, limits=SCRIPT)),
+        preset="intermediate",
+        rule="safe",
+        no_guess="local",
+        seed="77",
+    )["id"]
+    client = TestClient(create_app(db, limits=SCRIPT))  # a restarted server
     assert client.get(f"/api/games/{gid}").json()["no_guess"] == "local"
     assert (
         client.post(f"/api/games/{gid}/moves", json={"kind": "reveal", "row": 8, "col": 8}).status_code == 200
@@ -436,7 +445,7 @@ def test_a_games_file_of_the_first_schema_still_opens_and_plays_on(tmp_path: Pat
         )
     row = store_module.Store(path).load("old")
     assert row is not None and row.no_guess is None and row.seed == 7 and row.moves == [("reveal", 40)]
-    client = TestClient(create_app(path))
+    client = TestClient(create_app(path, limits=SCRIPT))
     covered = next(c for c in range(81) if game.visible[c] == 9)
     v = client.post(
         "/api/games/old/moves", json={"kind": "flag", "row": covered // 9, "col": covered % 9}
@@ -450,7 +459,7 @@ def test_a_move_is_appended_not_the_game_rewritten(tmp_path: Path) -> None:
     import sqlite3
 
     path = tmp_path / "g.db"
-    client = TestClient(create_app(path))
+    client = TestClient(create_app(path, limits=SCRIPT))
     gid = new(client, preset="expert", rule="zero")["id"]
     client.post(f"/api/games/{gid}/moves", json={"kind": "reveal", "row": 3, "col": 3})
     for _ in range(50):  # flag toggles: the game's row stays the same size
@@ -464,7 +473,6 @@ def test_a_move_is_appended_not_the_game_rewritten(tmp_path: Path) -> None:
 
 
 def test_games_expire_and_the_file_stays_under_its_size(tmp_path: Path) -> None:
-    from demine.web.limits import ServeLimits
 
     path = tmp_path / "g.db"
     svc = service.Service(store_module.Store(path), limits=ServeLimits(idle_expiry=100, finished_expiry=1000))
@@ -489,7 +497,6 @@ def test_games_expire_and_the_file_stays_under_its_size(tmp_path: Path) -> None:
 
 
 def test_one_address_keeps_a_bounded_number_of_unfinished_games() -> None:
-    from demine.web.limits import ServeLimits
 
     client = TestClient(create_app(limits=ServeLimits(games_per_client=2)))
     assert [client.post("/api/games", json={"preset": "beginner"}).status_code for _ in range(3)] == [
@@ -500,7 +507,6 @@ def test_one_address_keeps_a_bounded_number_of_unfinished_games() -> None:
 
 
 def test_the_memory_for_games_is_bounded_in_bytes() -> None:
-    from demine.web.limits import ServeLimits
 
     svc = service.Service(limits=ServeLimits(cache_bytes=200_000))
     ids = [svc.new_game(width=100, height=100, mines=100)["id"] for _ in range(20)]
@@ -591,24 +597,3 @@ def test_a_chunked_body_is_held_to_the_limit_on_the_bytes_read(client: TestClien
 
     r = client.post("/api/games", content=chunks(), headers={"content-type": "application/json"})
     _clean_error(r, 413)
-
-
-def test_two_servers_on_one_file_play_each_others_moves(tmp_path: Path) -> None:
-    import asyncio
-
-    path = tmp_path / "g.db"
-    one, two = service.Service(store_module.Store(path)), service.Service(store_module.Store(path))
-    gid = one.new_game(preset="expert", rule="zero", seed="2p")["id"]
-    two.view(gid)  # the second server holds its own copy now
-
-    async def play() -> None:
-        await one.move(gid, "reveal", 3, 3)
-        await two.move(gid, "flag", 15, 29, flag=True)  # its copy is stale: it must see the reveal
-        await one.move(gid, "flag", 15, 28, flag=True)  # and the first must see the flag
-        await two.move(gid, "flag", 15, 29, flag=False)
-
-    asyncio.run(play())
-    stored = store_module.Store(path).load(gid)
-    assert stored is not None
-    assert stored.moves == [("reveal", 93), ("flag", 479), ("flag", 478), ("flag", 479)]
-    assert one.view(gid)["moves"] == two.view(gid)["moves"] == 4

@@ -19,6 +19,10 @@ import pytest
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc for the worker processes")
 
 
+#: The tests move at a script's speed, past the per-second rates a person never meets.
+SCRIPT = ["--rate", "moves=off", "--rate", "games=off", "--rate", "hints=off"]
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -26,7 +30,19 @@ def _free_port() -> int:
 
 
 def _start(db: Path, port: int) -> subprocess.Popen[bytes]:
-    cmd = [sys.executable, "-m", "demine", "serve", "--port", str(port), "--db", str(db), "--workers", "2"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "demine",
+        "serve",
+        "--port",
+        str(port),
+        "--db",
+        str(db),
+        "--workers",
+        "2",
+        *SCRIPT,
+    ]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -95,11 +111,12 @@ def test_a_killed_server_keeps_every_acknowledged_move_and_leaves_no_orphans(tmp
         again.wait(timeout=10)
 
 
-def test_two_server_processes_on_one_file_lose_no_move(tmp_path: Path) -> None:
+def test_two_server_processes_on_one_database_lose_no_move(store_url: str) -> None:
+    """On a SQLite file and on PostgreSQL (``store_url`` runs it on each)."""
     import threading
 
-    db, port = tmp_path / "games.db", _free_port()
-    cmd = [sys.executable, "-m", "demine", "serve", "--port", str(port), "--db", str(db)]
+    port = _free_port()
+    cmd = [sys.executable, "-m", "demine", "serve", "--port", str(port), "--db", store_url, *SCRIPT]
     server = subprocess.Popen(
         [*cmd, "--workers", "0", "--processes", "2"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )

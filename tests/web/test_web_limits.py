@@ -4,15 +4,18 @@ game's moves; each client counted apart."""
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
+import time
 
 import pytest
 from fastapi.testclient import TestClient
 
 from demine import InputError
 from demine.web.app import create_app
-from demine.web.limits import Busy, ServeLimits
+from demine.web.limits import Busy, ServeLimits, TooManyRequests
 from demine.web.service import Service
+from demine.web.workers import CLIENT
 
 
 def test_a_client_past_its_rate_gets_429_with_retry_after_and_others_do_not() -> None:
@@ -76,3 +79,52 @@ def test_heavy_work_past_the_queue_is_refused_at_once() -> None:
 def test_bad_limits_are_named() -> None:
     with pytest.raises(InputError, match="rate for moves"):
         ServeLimits(moves="often")
+
+
+def test_a_burst_past_the_per_second_rate_is_refused_after_a_pause() -> None:
+    client = TestClient(create_app(limits=ServeLimits(games="2/second;100/minute", penalty=0.3)))
+    codes = [client.post("/api/games", json={"preset": "beginner"}).status_code for _ in range(2)]
+    t0 = time.monotonic()
+    r = client.post("/api/games", json={"preset": "beginner"})
+    assert codes == [200, 200] and r.status_code == 429 and "1 second" in r.json()["error"]
+    assert time.monotonic() - t0 >= 0.3  # the refusal waited: a flood gets one answer a pause
+
+
+def test_one_client_holds_at_most_its_share_of_the_slow_lane() -> None:
+    service = Service(limits=ServeLimits(heavy_per_client=2, slow_running=4))
+    gate = threading.Event()
+
+    def slow() -> str:
+        gate.wait(5)
+        return "done"
+
+    async def ask(who: str) -> object:
+        CLIENT.set(who)
+        return await service.compute(slow, slow=True)
+
+    async def scenario() -> list[object]:
+        mine = [asyncio.create_task(ask("10.0.0.1")) for _ in range(2)]
+        await asyncio.sleep(0.05)
+        with pytest.raises(TooManyRequests, match="heavy requests"):
+            await ask("10.0.0.1")  # a third of the same client: refused
+        other = asyncio.create_task(ask("10.0.0.2"))  # another client still gets in
+        await asyncio.sleep(0.05)
+        gate.set()
+        return [*(await asyncio.gather(*mine)), await other]
+
+    assert asyncio.run(scenario()) == ["done"] * 3
+    assert service.slow.waiting_clients() == 0  # every client's count went back to nothing
+
+
+def test_big_boards_hints_go_to_the_slow_lane_whose_worker_runs_at_a_lower_priority() -> None:
+    from demine.engine.position import Position
+
+    service = Service(workers=1)
+    try:
+        assert not service._slow(Position.from_text("30x16x99\n" + "\n".join(["H" * 30] * 16)))
+        assert service._slow(Position.from_text("40x40x300\n" + "\n".join(["H" * 40] * 40)))
+        (quick,) = service.quick.pids()
+        (slow,) = service.slow.pids()
+        assert os.getpriority(os.PRIO_PROCESS, slow) == os.getpriority(os.PRIO_PROCESS, quick) + 10
+    finally:
+        service.close()

@@ -491,7 +491,11 @@ def _add_more(sub: Any) -> None:
     p = sub.add_parser("serve", help="play in the browser with hints, and analyse positions (the web extra)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     p.add_argument("--port", type=positive_int, default=8000, help="port (default: 8000)")
-    p.add_argument("--db", help="SQLite file of the games (default: ~/.local/share/demine/games.db)")
+    p.add_argument(
+        "--db",
+        help="where the games are kept: a SQLite file (default: ~/.local/share/demine/games.db) or "
+        "a PostgreSQL address postgresql://user:password@host:port/database (the postgres extra)",
+    )
     p.add_argument(
         "--workers",
         type=int,
@@ -503,8 +507,9 @@ def _add_more(sub: Any) -> None:
         action="append",
         metavar="KIND=RATE",
         help="requests one client may make, KIND one of games, moves, hints, analyses, RATE like "
-        "600/minute or off (defaults: games 60/minute, moves 1200/minute, hints 600/minute, "
-        "analyses 120/minute); repeat for several",
+        "600/minute, 20/second;1200/minute (both at once) or off (defaults: games 5/second;60/minute, "
+        "moves 30/second;1200/minute, hints 20/second;600/minute, analyses 5/second;120/minute); "
+        "repeat for several",
     )
     p.add_argument(
         "--trust-proxy",

@@ -37,7 +37,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from demine.errors import DemineError
 from demine.web.limits import Busy, RateLimiter, ServeLimits, TooManyRequests
 from demine.web.service import MAX_PASTE, Conflict, NotFound, Service, analysis_board
-from demine.web.store import Store
+from demine.web.store import open_store
+from demine.web.workers import CLIENT
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 64 * 1024
@@ -164,16 +165,20 @@ def _status(e: DemineError) -> int:
 
 
 def create_app(db: str | Path = ":memory:", workers: int = 0, limits: ServeLimits | None = None) -> FastAPI:
-    """The app, with its games stored in the SQLite file ``db`` (in memory by default), hints
+    """The app, with its games stored in ``db`` (a SQLite file, in memory by default, or a
+    ``postgresql://`` address: :func:`~demine.web.store.open_store`), hints
     computed in ``workers`` processes (0: in the server's own process), and what each client may
     ask (``limits``: :class:`~demine.web.limits.ServeLimits`, the defaults when None)."""
     limits = limits or ServeLimits()
-    service = Service(Store(db), workers, limits)
+    service = Service(open_store(db), workers, limits)
     rate = RateLimiter(limits)
 
     def client(request: Request) -> str:
+        """The request's client, also kept for the slow lane's per-client bound."""
         host = request.client.host if request.client else None
-        return rate.client(host, request.headers.get("x-forwarded-for"))
+        who = rate.client(host, request.headers.get("x-forwarded-for"))
+        CLIENT.set(who)
+        return who
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -197,6 +202,8 @@ def create_app(db: str | Path = ":memory:", workers: int = 0, limits: ServeLimit
 
     @app.exception_handler(TooManyRequests)
     async def _too_many(_: Request, e: TooManyRequests) -> JSONResponse:
+        # the pause holds the connection, not a worker: a client that floods waits for each refusal
+        await asyncio.sleep(min(limits.penalty, e.retry_after))
         return JSONResponse({"error": str(e)}, status_code=429, headers={"retry-after": str(e.retry_after)})
 
     @app.exception_handler(Busy)
@@ -268,7 +275,9 @@ def create_app(db: str | Path = ":memory:", workers: int = 0, limits: ServeLimit
     @app.post("/api/analyze")
     async def analyze(body: AnalyzeIn, request: Request) -> Response:
         rate.hit("analyses", client(request))
-        return _json(await service.compute(analysis_board, body.text, body.mines, body.trust_flags))
+        return _json(
+            await service.compute(analysis_board, body.text, body.mines, body.trust_flags, slow=True)
+        )
 
     return app
 
@@ -359,8 +368,9 @@ def serve(
     limits = limits or ServeLimits()
     import uvicorn
 
-    path = Path(db) if db is not None else default_db()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    where = str(db) if db is not None else str(default_db())
+    if not where.startswith(("postgresql://", "postgres://")):
+        Path(where).parent.mkdir(parents=True, exist_ok=True)
     if workers is None:
         cpus = os.cpu_count() or 1
         workers = cpus if cpus > 1 else 0
@@ -368,7 +378,10 @@ def serve(
         # results from the hint workers arrive on a helper thread: hand it the GIL sooner than the
         # default 5 ms, or each request waits for the event loop's time slice to run out
         sys.setswitchinterval(0.0005)
-    print(f"demine: games in {path}, {workers} hint workers; open http://{host}:{port}/", flush=True)
+    store = open_store(where)  # a wrong address fails here, before any process starts
+    shown = store.describe()
+    store.close()
+    print(f"demine: games in {shown}, {workers} hint workers; open http://{host}:{port}/", flush=True)
     rates = ", ".join(
         f"{k} {getattr(limits, k) or 'unlimited'}" for k in ("games", "moves", "hints", "analyses")
     )
@@ -381,7 +394,7 @@ def serve(
     if processes > 1:
         print(f"demine: {processes} server processes (per-client rates are counted in each)", flush=True)
         os.environ[SERVE_ENV] = json.dumps(
-            {"db": str(path), "workers": workers, "limits": dataclasses.asdict(limits)}
+            {"db": where, "workers": workers, "limits": dataclasses.asdict(limits)}
         )
         uvicorn.run(
             "demine.web.app:app_from_environment",
@@ -392,4 +405,4 @@ def serve(
             log_level="warning",
         )
         return
-    uvicorn.run(create_app(path, workers, limits), host=host, port=port, log_level="warning")
+    uvicorn.run(create_app(where, workers, limits), host=host, port=port, log_level="warning")

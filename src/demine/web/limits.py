@@ -1,9 +1,12 @@
 """What one client may ask of the server: requests per minute by kind, with the ``limits`` library.
 
 Each client (by its address; by the first address of ``X-Forwarded-For`` only when the server is
-told it sits behind a proxy it trusts) has a moving window per kind of request. Past it the answer
-is 429 with ``Retry-After``. The defaults are far above what a fast human does (a speedrunner
-clicks about 10 times a second at most) and far below what a script can send.
+told it sits behind a proxy it trusts) has moving windows per kind of request: a burst rate per
+second and a rate per minute. Past one the answer is 429 with ``Retry-After``, sent after a pause
+(``penalty``): a client that ignores Retry-After and asks again at once gets at most one answer
+per pause per connection, so a flood of refused requests cannot take the server's time from the
+players. The defaults are far above what a fast human does (a speedrunner clicks about 10 times a
+second at most) and far below what a script can send.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Literal
 
-from limits import RateLimitItem, parse, storage, strategies
+from limits import RateLimitItem, parse_many, storage, strategies
 
 from demine.errors import DemineError, InputError
 
@@ -36,25 +39,33 @@ class Busy(DemineError):
 @dataclass(frozen=True, slots=True)
 class ServeLimits:
     """What the server allows each client, and how much heavy work it queues. Rates are written
-    as the ``limits`` library reads them (``"600/minute"``, ``"20/second"``); ``None`` turns one
-    off."""
+    as the ``limits`` library reads them (``"600/minute"``, ``"20/second;1200/minute"`` for
+    several at once); ``None`` turns one off."""
 
-    games: str | None = "60/minute"
+    games: str | None = "5/second;60/minute"
     """New games."""
-    moves: str | None = "1200/minute"
+    moves: str | None = "30/second;1200/minute"
     """Moves (reveal, flag, chord)."""
-    hints: str | None = "600/minute"
+    hints: str | None = "20/second;600/minute"
     """Hint requests (hints, one hint, the best guess)."""
-    analyses: str | None = "120/minute"
+    analyses: str | None = "5/second;120/minute"
     """Analysis-board requests."""
+    penalty: float = 1.0
+    """Seconds a refused request (429) waits before its answer is sent."""
     trust_proxy: bool = False
     """Take the client's address from ``X-Forwarded-For`` (only behind a proxy that sets it)."""
     max_moves: int = 20_000
     """Moves one game may hold (an expert game takes a few hundred)."""
     heavy_running: int = 4
-    """Heavy computations (hints, analyses, no-guess boards) run at once..."""
+    """Hints on the players' games computed at once..."""
     heavy_queue: int = 64
-    """...and at most this many wait; past that a request gets 503 at once."""
+    """...and at most this many wait in each lane; past that a request gets 503 at once."""
+    slow_running: int = 2
+    """Slow work (analyses, guess-free boards, hints on boards over ``quick_cells``) at once."""
+    heavy_per_client: int = 2
+    """Slow requests one client may have running or waiting at once (429 past that)."""
+    quick_cells: int = 1024
+    """Boards up to this many cells get their hints in the quick lane."""
     games_per_client: int = 200
     """Unfinished games one address may keep."""
     idle_expiry: float = 7 * 86400.0
@@ -71,11 +82,15 @@ class ServeLimits:
             text = getattr(self, kind)
             if text is not None:
                 try:
-                    parse(text)
+                    parse_many(text)
                 except ValueError:
                     raise InputError(f"rate for {kind}: {text!r} is not like '600/minute'") from None
-        if min(self.max_moves, self.heavy_running, self.games_per_client, self.cache_bytes) < 1:
-            raise InputError("max_moves, heavy_running, games_per_client and cache_bytes must be at least 1")
+        if not 0 <= self.penalty <= 60:
+            raise InputError(f"penalty must be between 0 and 60 seconds, got {self.penalty}")
+        counts = ("max_moves", "heavy_running", "slow_running", "heavy_per_client", "games_per_client")
+        for name in (*counts, "cache_bytes", "quick_cells"):
+            if getattr(self, name) < 1:
+                raise InputError(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.heavy_queue < 0 or self.idle_expiry <= 0 or self.finished_expiry <= 0:
             raise InputError("heavy_queue must be at least 0 and the expiry times positive")
 
@@ -86,8 +101,8 @@ class RateLimiter:
     def __init__(self, settings: ServeLimits) -> None:
         self.settings = settings
         self._limiter = strategies.MovingWindowRateLimiter(storage.MemoryStorage())
-        self._items: dict[str, RateLimitItem] = {
-            kind: parse(text)
+        self._items: dict[str, list[RateLimitItem]] = {
+            kind: parse_many(text)
             for kind in ("games", "moves", "hints", "analyses")
             if (text := getattr(settings, kind)) is not None
         }
@@ -99,12 +114,11 @@ class RateLimiter:
         return host or "unknown"
 
     def hit(self, kind: Kind, client: str) -> None:
-        """Count one request; :class:`TooManyRequests` past the client's rate."""
-        item = self._items.get(kind)
-        if item is None or self._limiter.hit(item, kind, client):
-            return
-        reset = self._limiter.get_window_stats(item, kind, client).reset_time
-        wait = max(1, math.ceil(reset - time.time()))
-        raise TooManyRequests(
-            f"too many {kind} requests from this address ({item}); try again in {wait} s", wait
-        )
+        """Count one request; :class:`TooManyRequests` past one of the client's rates."""
+        for item in self._items.get(kind, ()):
+            if not self._limiter.hit(item, kind, client):
+                reset = self._limiter.get_window_stats(item, kind, client).reset_time
+                wait = max(1, math.ceil(reset - time.time()))
+                raise TooManyRequests(
+                    f"too many {kind} requests from this address ({item}); try again in {wait} s", wait
+                )

@@ -12,15 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import multiprocessing
-import os
+import random
 import secrets
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import Any
 
@@ -43,14 +40,16 @@ from demine.web.hints import (
     permille,
     quick_hints,
 )
-from demine.web.limits import Busy, ServeLimits, TooManyRequests
+from demine.web.limits import ServeLimits, TooManyRequests
 from demine.web.session import NO_GUESS_LIMIT, Session, _fixed, _guess_free, _new_game
 from demine.web.store import StaleGame, Store
+from demine.web.workers import Lane
 
 MAX_SEED = 64
 """The longest seed text accepted."""
-#: Tries of a move whose game another server process moved on meanwhile.
-STALE_RETRIES = 3
+#: Seconds a move keeps trying when other server processes move the same game meanwhile (each
+#: failed try means another move landed, so the game advances; the pause between tries grows).
+STALE_PATIENCE = 5.0
 CACHE_GAMES = 5000
 """Games kept in memory; older ones are reloaded from the store when asked for."""
 
@@ -77,18 +76,6 @@ def parse_seed(text: str | int | None) -> int | str | None:
 
 
 # ---------------------------------------------------------------------------- games
-def _die_with_parent(parent: int, every: float = 0.5) -> None:
-    """In a hint worker: exit when the server that started it is gone (killed with SIGKILL, a
-    server cannot stop its workers itself; they would live on as orphans)."""
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(every)
-        os._exit(0)
-
-    threading.Thread(target=watch, daemon=True, name="demine-parent-watch").start()
-
-
 class Service:
     """The games of one server: made, played, stored, restored and replayed.
 
@@ -100,8 +87,6 @@ class Service:
     ) -> None:
         self.store = store or Store()
         self.limits = limits or ServeLimits()
-        self._heavy = asyncio.Semaphore(self.limits.heavy_running)
-        self._waiting = 0
         self._cached_bytes = 0
         self._weights: dict[str, int] = {}
         self._game_locks: dict[str, threading.Lock] = {}
@@ -109,56 +94,30 @@ class Service:
         self._cache: OrderedDict[str, Session] = OrderedDict()
         self._cache_lock = threading.Lock()
         self.workers = workers
-        self._pool: ProcessPoolExecutor | None = None
-        if workers:
-            self._start_pool()
+        lim = self.limits
+        self.quick = Lane("quick", workers, lim.heavy_running, lim.heavy_queue)
+        self.slow = Lane(
+            "slow", 1 if workers else 0, lim.slow_running, lim.heavy_queue,
+            nice=10, in_thread=True, per_client=lim.heavy_per_client,
+        )  # fmt: skip
 
     # -- the analysis workers: hints are a pure function of the visible position, so they can run
     # in other processes (past the GIL) while this one serves requests
-    def _start_pool(self) -> None:
-        self._pool = ProcessPoolExecutor(
-            self.workers,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=_die_with_parent,
-            initargs=(os.getpid(),),
-        )
-        for f in [self._pool.submit(hints, Position.from_text("1x1x0\nH")) for _ in range(self.workers)]:
-            f.result()  # start every worker now, not on the first player's click
+    async def compute(
+        self, fn: Callable[..., Any], *args: Any, off_loop: bool = False, slow: bool = False
+    ) -> Any:
+        """``fn(*args)`` in the quick lane of workers, or the slow one (see
+        :mod:`demine.web.workers`); without workers here, in a thread with ``off_loop``."""
+        return await (self.slow if slow else self.quick).run(fn, *args, in_thread=off_loop)
 
-    async def compute(self, fn: Callable[..., Any], *args: Any, off_loop: bool = False) -> Any:
-        """``fn(*args)`` in a worker process when there are workers (awaited, so the server goes
-        on serving), else here (in a thread with ``off_loop``: for work too long to hold up the
-        event loop). A worker that died is replaced and the call is made here, so a request never
-        fails for it."""
-        if self._heavy.locked() and self._waiting >= self.limits.heavy_queue:
-            raise Busy("the server is busy with other players' hints and analyses: try again in a moment")
-        self._waiting += 1
-        try:
-            await self._heavy.acquire()
-        finally:
-            self._waiting -= 1
-        try:
-            return await self._compute(fn, *args, off_loop=off_loop)
-        finally:
-            self._heavy.release()
-
-    async def _compute(self, fn: Callable[..., Any], *args: Any, off_loop: bool) -> Any:
-        pool = self._pool
-        if pool is None:
-            return await asyncio.to_thread(fn, *args) if off_loop else fn(*args)
-        try:
-            return await asyncio.wrap_future(pool.submit(fn, *args))
-        except BrokenProcessPool:
-            with self._cache_lock:
-                if self._pool is pool:
-                    self._start_pool()
-            return fn(*args)
+    def _slow(self, p: Position) -> bool:
+        """Whether hints on ``p`` go to the slow lane (a board over ``limits.quick_cells``)."""
+        return p.width * p.height > self.limits.quick_cells
 
     def close(self) -> None:
         """Stop the workers and close the store."""
-        if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
-            self._pool = None
+        self.quick.close()
+        self.slow.close()
         self.store.close()
 
     # -- sessions
@@ -329,7 +288,7 @@ class Service:
             # a guess-free layout takes a while to find: found away from the event loop (in a
             # worker when there are workers), then placed, unless another first click came first
             board = await self.compute(
-                _guess_free, g.width, g.height, g.mines, g.rule, cell, g.seed, g.no_guess, off_loop=True
+                _guess_free, g.width, g.height, g.mines, g.rule, cell, g.seed, g.no_guess, slow=True
             )
         # played and written in a thread, under the game's lock: the event loop goes on serving,
         # and the move is on disk before it is answered
@@ -343,7 +302,8 @@ class Service:
     ) -> tuple[dict[str, Any], Session, Position]:
         """One move under the game's lock, written to the file; when another server process on the
         same file moved the game meanwhile, the game is reloaded and the move played on it."""
-        for _ in range(STALE_RETRIES):
+        deadline, pause = time.monotonic() + STALE_PATIENCE, 0.001
+        while time.monotonic() < deadline:
             with self._locked(game_id) as s:
                 self._fresh(game_id)
                 s = self.session(game_id)
@@ -360,6 +320,7 @@ class Service:
                     s.started = now
                 if g.over and s.ended is None:
                     s.ended = now
+                stale = False
                 if len(g.moves) != before:
                     last = g.moves[-1]
                     try:
@@ -375,11 +336,15 @@ class Service:
                         )
                     except StaleGame:
                         self._forget(game_id)  # this copy went wrong: play again on the file's
-                        continue
-                    self._reweigh(s)
-                v = s.view()
-                v["opened"] = [_rc(g.width, c) for c in opened]
-                return v, s, g.position()
+                        stale = True
+                    else:
+                        self._reweigh(s)
+                if not stale:
+                    v = s.view()
+                    v["opened"] = [_rc(g.width, c) for c in opened]
+                    return v, s, g.position()
+            time.sleep(pause * random.random())  # (a worker thread's, not the event loop's)
+            pause = min(2 * pause, 0.05)
         raise Conflict("the game is being moved from elsewhere: try again")
 
     async def hints(self, game_id: str, probabilities: bool = True, guess: bool = True) -> dict[str, Any]:
@@ -400,12 +365,12 @@ class Service:
         if cached is None or cached[0] != moves:
             g = s.game
             fresh = all(v >= COVERED for v in p.states)  # nothing opened yet
-            h = self._first_click_hint(g) if fresh else await self.compute(quick_hints, p)
+            h = self._first_click_hint(g) if fresh else await self.compute(quick_hints, p, slow=self._slow(p))
             h["moves"] = moves
             s.hints_cache = cached = (moves, h)
         out = cached[1]
         if guess and out.get("guess_pending"):
-            best = await self.compute(guess_for, p)
+            best = await self.compute(guess_for, p, slow=self._slow(p))
             out = {k: v for k, v in out.items() if k != "guess_pending"}
             out["best"] = best
             if s.hints_cache is cached:

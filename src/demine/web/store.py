@@ -1,4 +1,5 @@
-"""Games kept in SQLite (the standard library's ``sqlite3``; one file, no server).
+"""Games kept in a database: SQLite (the standard library's ``sqlite3``; one file, no server) by
+default, or PostgreSQL (:mod:`demine.web.store_pg`) for servers on several machines.
 
 A game is stored as its settings and the layout once it is drawn; its moves are rows of their own,
 one appended per move (O(1) a move, whatever the game's length). A game is restored by replaying
@@ -19,7 +20,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
+
+from demine.errors import DemineError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -51,11 +54,25 @@ CREATE TABLE IF NOT EXISTS moves (
     PRIMARY KEY (game_id, seq)
 ) WITHOUT ROWID
 """
+INDEXES = (
+    "CREATE INDEX IF NOT EXISTS games_client ON games (client, outcome)",
+    "CREATE INDEX IF NOT EXISTS games_updated ON games (outcome, updated)",
+)
 #: Columns added since the first schema, with their type: a file made before gets them at open.
 ADDED_COLUMNS = {"no_guess": "TEXT", "client": "TEXT", "updated": "REAL", "moves_count": "INTEGER"}
 COLUMNS = (
     "id, width, height, mines, rule, seed, seed_given, layout, moves, outcome, created, started, ended, "
     "no_guess, client, updated, moves_count"
+)
+
+#: Insert a game or replace the one with its id (the same statement in SQLite and PostgreSQL).
+UPSERT_GAME = (
+    f"INSERT INTO games ({COLUMNS}) VALUES ({','.join('?' * 17)}) ON CONFLICT (id) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in COLUMNS.split(", ")[1:])
+)
+UPSERT_MOVE = (
+    "INSERT INTO moves VALUES (?,?,?,?) "
+    "ON CONFLICT (game_id, seq) DO UPDATE SET kind = excluded.kind, cell = excluded.cell"
 )
 
 
@@ -99,15 +116,46 @@ class StoredGame:
     """The address that made it."""
 
 
+class Db(Protocol):
+    """What the store's SQL runs on: a connection whose ``execute`` takes ``?`` placeholders."""
+
+    def execute(self, sql: str, args: Any = ()) -> Any: ...
+
+    def executemany(self, sql: str, rows: Any) -> Any: ...
+
+
+def open_store(db: str | Path = ":memory:") -> Store:
+    """The store for ``db``: a PostgreSQL server for a ``postgresql://`` address (needs the
+    ``postgres`` extra), else a SQLite file (``:memory:``: a private one in memory)."""
+    if str(db).startswith(("postgresql://", "postgres://")):
+        try:
+            from demine.web.store_pg import PostgresStore
+        except ImportError as e:
+            raise DemineError(str(e)) from None
+        return PostgresStore(str(db))
+    try:
+        return Store(db)
+    except sqlite3.Error as e:
+        raise DemineError(f"cannot use {db} as the games file: {e}") from None
+
+
 class Store:
-    """A SQLite file of games, safe to use from several threads (one connection, one lock;
-    WAL mode so a reader never waits on a writer's fsync)."""
+    """Games in a SQLite file, safe to use from several threads (one connection, one lock;
+    WAL mode so a reader never waits on a writer's fsync).
+
+    The SQL of saving, appending, loading and expiring is written once here; a subclass for
+    another database gives its connection (:meth:`_connection`, :meth:`_transaction`) and what
+    differs: how it opens, measures its size and gives space back."""
 
     def __init__(self, path: str | Path = ":memory:") -> None:
         self.path = str(path)
         self._lock = threading.Lock()
         self.closed = False
         self._open()
+
+    def describe(self) -> str:
+        """Where the games are, for the server's first lines (no password)."""
+        return self.path
 
     def reopen(self) -> None:
         """Open the file again after :meth:`close` (an app started a second time)."""
@@ -133,8 +181,28 @@ class Store:
                 except sqlite3.OperationalError as e:  # another process opening the file added it
                     if "duplicate column" not in str(e):
                         raise
-        self._db.execute("CREATE INDEX IF NOT EXISTS games_client ON games (client, outcome)")
-        self._db.execute("CREATE INDEX IF NOT EXISTS games_updated ON games (outcome, updated)")
+        for index in INDEXES:
+            self._db.execute(index)
+
+    @contextmanager
+    def _connection(self) -> Iterator[Db]:
+        """The connection, for reads (each statement sees a consistent database)."""
+        with self._lock:
+            yield self._db
+
+    @contextmanager
+    def _transaction(self, lock_for: str | None = None) -> Iterator[Db]:
+        """One transaction, rolled back on error. With ``lock_for`` (a game's id), no other
+        process writes that game until it ends (SQLite: ``BEGIN IMMEDIATE`` takes the file's
+        write lock at once, so a check and the write after it see the same file)."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE" if lock_for is not None else "BEGIN")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
 
     # ------------------------------------------------------------------ writing
     def save(self, g: StoredGame, now: float | None = None) -> None:
@@ -158,12 +226,10 @@ class Store:
             now if now is not None else g.created,
             len(g.moves),
         )
-        with self._transaction():
-            self._db.execute(f"INSERT OR REPLACE INTO games ({COLUMNS}) VALUES ({','.join('?' * 17)})", row)
-            self._db.execute("DELETE FROM moves WHERE game_id = ?", (g.id,))
-            self._db.executemany(
-                "INSERT INTO moves VALUES (?,?,?,?)", [(g.id, i, k, c) for i, (k, c) in enumerate(g.moves)]
-            )
+        with self._transaction() as db:
+            db.execute(UPSERT_GAME, row)
+            db.execute("DELETE FROM moves WHERE game_id = ?", (g.id,))
+            db.executemany(UPSERT_MOVE, [(g.id, i, k, c) for i, (k, c) in enumerate(g.moves)])
 
     def append(
         self,
@@ -178,14 +244,14 @@ class Store:
         now: float,
     ) -> None:
         """Add move ``seq`` of a game and its state after it: O(1), whatever the game's length.
-        Raises :class:`StaleGame` when the file holds another number of moves than ``seq`` (another
-        server process on the same file moved the game on): the caller reloads and tries again.
-        The check and the write are one transaction that holds the file's write lock."""
-        with self._transaction("IMMEDIATE"):
-            if self._moves_count(game_id) != seq:
+        Raises :class:`StaleGame` when the database holds another number of moves than ``seq``
+        (another server process on the same database moved the game on): the caller reloads
+        and tries again. The check and the write are one transaction that holds the game's lock."""
+        with self._transaction(lock_for=game_id) as db:
+            if self._moves_count(db, game_id, lock=True) != seq:
                 raise StaleGame(game_id)
-            self._db.execute("INSERT OR REPLACE INTO moves VALUES (?,?,?,?)", (game_id, seq, *move))
-            self._db.execute(
+            db.execute(UPSERT_MOVE, (game_id, seq, *move))
+            db.execute(
                 "UPDATE games SET layout = COALESCE(layout, ?), outcome = ?, started = ?, ended = ?, "
                 "updated = ?, moves_count = ? WHERE id = ?",
                 (
@@ -199,27 +265,14 @@ class Store:
                 ),
             )
 
-    @contextmanager
-    def _transaction(self, kind: str = "") -> Iterator[None]:
-        """One transaction under the store's lock (``IMMEDIATE``: the file's write lock is taken
-        at once, so a check and the write after it see the same file); rolled back on error."""
-        with self._lock:
-            self._db.execute(f"BEGIN {kind}")
-            try:
-                yield
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
-
     # ------------------------------------------------------------------ reading
     def load(self, game_id: str) -> StoredGame | None:
         """The game with this id, or None."""
-        with self._lock:
-            row: Any = self._db.execute(f"SELECT {COLUMNS} FROM games WHERE id = ?", (game_id,)).fetchone()
+        with self._connection() as db:
+            row: Any = db.execute(f"SELECT {COLUMNS} FROM games WHERE id = ?", (game_id,)).fetchone()
             if row is None:
                 return None
-            appended = self._db.execute(
+            appended = db.execute(
                 "SELECT kind, cell FROM moves WHERE game_id = ? ORDER BY seq", (game_id,)
             ).fetchall()
         legacy = [(k, c) for k, c in json.loads(row[8])]
@@ -242,48 +295,49 @@ class Store:
         )
 
     def moves_count(self, game_id: str) -> int | None:
-        """How many moves the file holds for this game (None: no such game)."""
-        with self._lock:
-            return self._moves_count(game_id)
+        """How many moves the database holds for this game (None: no such game)."""
+        with self._connection() as db:
+            return self._moves_count(db, game_id)
 
-    def _moves_count(self, game_id: str) -> int | None:
-        row = self._db.execute("SELECT moves_count, moves FROM games WHERE id = ?", (game_id,)).fetchone()
+    def _moves_count(self, db: Db, game_id: str, lock: bool = False) -> int | None:
+        """``lock``: the row stays locked to the end of the transaction (where rows are locked)."""
+        row = db.execute("SELECT moves_count, moves FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
             return None
         if row[0] is not None:
             return int(row[0])
         # a row of the first schema: its JSON moves and any appended since
-        (appended,) = self._db.execute("SELECT COUNT(*) FROM moves WHERE game_id = ?", (game_id,)).fetchone()
+        (appended,) = db.execute("SELECT COUNT(*) FROM moves WHERE game_id = ?", (game_id,)).fetchone()
         return len(json.loads(row[1])) + int(appended)
 
     def count(self) -> int:
         """How many games are stored."""
-        with self._lock:
-            (n,) = self._db.execute("SELECT COUNT(*) FROM games").fetchone()
+        with self._connection() as db:
+            (n,) = db.execute("SELECT COUNT(*) FROM games").fetchone()
         return int(n)
 
     def live_games(self, client: str) -> int:
         """How many unfinished games this client has."""
-        with self._lock:
-            (n,) = self._db.execute(
+        with self._connection() as db:
+            (n,) = db.execute(
                 "SELECT COUNT(*) FROM games WHERE client = ? AND outcome = 'playing'", (client,)
             ).fetchone()
         return int(n)
 
     def size(self) -> int:
         """The file's size in use, in bytes (pages in use times the page size)."""
-        with self._lock:
-            (pages,) = self._db.execute("PRAGMA page_count").fetchone()
-            (free,) = self._db.execute("PRAGMA freelist_count").fetchone()
-            (page,) = self._db.execute("PRAGMA page_size").fetchone()
+        with self._connection() as db:
+            (pages,) = db.execute("PRAGMA page_count").fetchone()
+            (free,) = db.execute("PRAGMA freelist_count").fetchone()
+            (page,) = db.execute("PRAGMA page_size").fetchone()
         return int((pages - free) * page)
 
     # ------------------------------------------------------------------ expiry
     def expire(self, now: float, idle: float, age: float, max_bytes: int | None = None) -> list[str]:
         """Delete unfinished games idle for ``idle`` seconds and finished games older than
-        ``age``; then, while the file is over ``max_bytes``, the oldest finished games (and, when
-        none is left, the longest idle unfinished ones) a hundred at a time. Gives the space back.
-        Returns the ids of the games deleted."""
+        ``age``; then, while the database is over ``max_bytes``, the oldest finished games (and,
+        when none is left, the longest idle unfinished ones) a hundred at a time. Gives the space
+        back. Returns the ids of the games deleted."""
         gone = self._delete(
             "SELECT id FROM games WHERE (outcome = 'playing' AND COALESCE(updated, created) < ?) "
             "OR (outcome != 'playing' AND COALESCE(ended, updated, created) < ?)",
@@ -296,26 +350,27 @@ class Store:
                 break
             gone += more
         if gone:
-            with self._lock:
-                self._vacuum()
+            self._vacuum()
         return gone
 
     def _delete(self, select: str, args: tuple[Any, ...]) -> list[str]:
-        with self._transaction():
-            ids = [r[0] for r in self._db.execute(select, args).fetchall()]
-            self._db.executemany("DELETE FROM moves WHERE game_id = ?", [(i,) for i in ids])
-            self._db.executemany("DELETE FROM games WHERE id = ?", [(i,) for i in ids])
+        with self._transaction() as db:
+            ids = [r[0] for r in db.execute(select, args).fetchall()]
+            db.executemany("DELETE FROM moves WHERE game_id = ?", [(i,) for i in ids])
+            db.executemany("DELETE FROM games WHERE id = ?", [(i,) for i in ids])
         return ids
 
     def _vacuum(self) -> None:
-        # run to the end: through execute() the pragma is stepped once and frees a single page
-        self._db.executescript("PRAGMA incremental_vacuum;")
+        """Give the space of deleted games back."""
+        with self._lock:
+            # run to the end: through execute() the pragma is stepped once and frees a single page
+            self._db.executescript("PRAGMA incremental_vacuum;")
 
     def compact(self) -> None:
         """Fold the write-ahead log into the file and give free pages back (for measuring sizes,
         and after a large expiry)."""
+        self._vacuum()
         with self._lock:
-            self._vacuum()
             self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def close(self) -> None:
