@@ -54,6 +54,7 @@ def main() -> None:
         "best_move": (GUESS_LIMIT.seconds or 0.0, []),
         "web hint": ((HINT_LIMIT.seconds or 0.0) + (GUESS_LIMIT.seconds or 0.0), []),
     }
+    slow: list[tuple[float, str]] = []  # best_move's time and the kind of its move, per position
     for p in positions:
         rows["analyze"][1].append(_time(lambda p=p: analyze(p, limit=HINT_LIMIT)))  # type: ignore[misc]
         try:
@@ -62,6 +63,7 @@ def main() -> None:
             a = None
         if a is not None and not a.safe:
             rows["best_move"][1].append(_time(lambda p=p, a=a: best_move(p, GUESS_LIMIT, analysis=a)))  # type: ignore[misc]
+            slow.append((rows["best_move"][1][-1], best_move(p, GUESS_LIMIT, analysis=a).reason))
         rows["web hint"][1].append(_time(lambda p=p: hints(p)))  # type: ignore[misc]
     points = len(positions) - 2
     print(f"{len(positions)} positions (two 100x100 grids of 1s, {points} guess points of 100x100/1500)")
@@ -71,6 +73,7 @@ def main() -> None:
             f"  {name:>9}: budget {budget:.2f} s, median {statistics.median(ts):.3f} s, "
             f"worst {worst:.3f} s = {worst / budget:.2f} x the budget (n={len(ts)})"
         )
+    print("  best_move's slowest: " + ", ".join(f"{t:.3f} s ({why})" for t, why in sorted(slow)[-3:]))
 
 
 if __name__ == "__main__":

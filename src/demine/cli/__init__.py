@@ -488,6 +488,10 @@ def _add_more(sub: Any) -> None:
     add_render(sub)
     add_replay(sub)
 
+    from demine.cli.review import add_review
+
+    add_review(sub)
+
     p = sub.add_parser("serve", help="play in the browser with hints, and analyse positions (the web extra)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     p.add_argument("--port", type=positive_int, default=8000, help="port (default: 8000)")

@@ -345,6 +345,13 @@ class Game:
             self._bbbv = bbbv(self.geometry, self._mine, self._count)
         return self._bbbv
 
+    def solved_bbbv(self) -> int:
+        """The 3BV cleared so far: each opening with a cell opened, and each number outside
+        every opening that is opened (all of the 3BV once the game is won). O(cells)."""
+        if self._mine is None or self._count is None:
+            return 0
+        return bbbv(self.geometry, self._mine, self._count, self._visible)
+
     def copy(self) -> Game:
         """An independent copy (same layout, same state)."""
         g = Game.__new__(Game)
@@ -362,8 +369,10 @@ class Game:
         )
 
 
-def bbbv(geo: Geometry, mine: bytearray, count: bytearray) -> int:
-    """3BV of a layout given as a mine bitmap and neighbour counts."""
+def bbbv(geo: Geometry, mine: bytearray, count: bytearray, visible: bytearray | None = None) -> int:
+    """3BV of a layout given as a mine bitmap and neighbour counts; with ``visible`` (the
+    player's view) only the part cleared: openings with an opened cell, numbers outside every
+    opening that are opened."""
     n = geo.cells
     seen = bytearray(n)
     total = 0
@@ -371,9 +380,9 @@ def bbbv(geo: Geometry, mine: bytearray, count: bytearray) -> int:
     for c in range(n):
         if mine[c] or count[c] or seen[c]:
             continue
-        total += 1
         seen[c] = 1
         todo = [c]
+        cleared = visible is None or visible[c] < 9
         while todo:
             x = todo.pop()
             for d in nb(x):
@@ -381,7 +390,9 @@ def bbbv(geo: Geometry, mine: bytearray, count: bytearray) -> int:
                     seen[d] = 1
                     if count[d] == 0:
                         todo.append(d)
+                        cleared = cleared or visible is None or visible[d] < 9
+        total += cleared
     for c in range(n):
-        if not seen[c] and not mine[c]:
+        if not seen[c] and not mine[c] and (visible is None or visible[c] < 9):
             total += 1
     return total

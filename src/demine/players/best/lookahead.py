@@ -111,6 +111,9 @@ def look_ahead(
     ``limit.seconds`` is the budget of the whole look-ahead, shared by the candidates' analyses:
     a candidate is left out only once it is spent, so the move does not depend on how busy the
     machine is unless the look-ahead needs the whole budget."""
+    # one budget for the whole look-ahead, from its first step (choosing the candidates visits
+    # every covered cell: on a 100x100 board that is a good part of a 0.05 s budget)
+    deadline = None if limit.seconds is None else time.perf_counter() + limit.seconds
     covered = [c for c in a.unknown if position.states[c] == COVERED]
     if not covered:
         return None
@@ -159,9 +162,8 @@ def look_ahead(
     if len(candidates) == 1:
         c = candidates[0]
         return BestMove(Move("reveal", c), "safest", float(prob[c]))
-    # one budget for the whole look-ahead: a candidate is dropped only when the look-ahead has
-    # used all of it, not when one analysis is slow (a pause of the process used to drop one)
-    deadline = None if limit.seconds is None else time.perf_counter() + limit.seconds
+    # a candidate is dropped only when the look-ahead has used all of its budget, not when one
+    # analysis is slow (a pause of the process used to drop one)
     # the leader's key: (score, live, lower probability, farther when far_off, lower cell)
     best_key: RankKey | None = None
     best_cell = candidates[0]
@@ -176,8 +178,10 @@ def look_ahead(
 
     # with depth 3: the candidates skipped for their safety, and that safety
     waiting: list[tuple[int, Fraction]] = []
+    slowest = 0.0  # the longest a candidate has taken: one is started only if that much is left
     for c in candidates:
-        if deadline is not None and time.perf_counter() > deadline:
+        started = time.perf_counter()
+        if deadline is not None and started + slowest > deadline:
             break
         safe_c = safety[c] if c in safety else 1 - prob[c]
         # (nothing is pruned while a hook records every candidate)
@@ -194,6 +198,7 @@ def look_ahead(
             beat = None
         kept: list[Outcome] | None = [] if depth3 else None
         outs = _outcomes_pruned(position, c, limit, safe_c, beat, system, count_cache, deadline, kept)
+        slowest = max(slowest, time.perf_counter() - started)
         if outs is None:
             continue
         key = rank_key(c, safe_c, outs)
@@ -433,13 +438,19 @@ def most_telling(
     """Of ``cells`` (pseudo 50/50 cells, each costing only a coin toss the game must take anyway),
     the one whose number, when it is safe, leaves the safest next guess on average: the
     look-ahead's measure of a candidate's outcomes, its own safety left out (the first in order
-    among equals; a cell whose analyses run past ``deadline`` is left out, as in the look-ahead)."""
+    among equals; a cell whose analyses would run past ``deadline`` is left out, as in the
+    look-ahead)."""
     if len(cells) == 1:
         return cells[0]
     cache: CountCache = {}
     best_cell, best_value = cells[0], Fraction(-1)
+    slowest = 0.0  # as in the look-ahead: a cell is started only if its like still fits
     for c in cells:
+        started = time.perf_counter()
+        if deadline is not None and started + slowest > deadline:
+            break
         outs = _outcomes_pruned(position, c, limit, Fraction(1), None, system, cache, deadline)
+        slowest = max(slowest, time.perf_counter() - started)
         if outs is None:
             continue
         total, weighted, _ = outs

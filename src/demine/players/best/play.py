@@ -97,7 +97,7 @@ def best_move(
         found = sampled_endgame(position, a, settings, hooks)
         if found is not None:
             return _noted(position, a, found, hooks)
-        left = None if limit.seconds is None else max(0.05, limit.seconds - (time.perf_counter() - t0))
+        left = None if limit.seconds is None else max(0.0, limit.seconds - (time.perf_counter() - t0))
         budget = Limit(seconds=left, states=limit.states)
         la = look_ahead(position, a, budget, influence, system, settings, hooks)
         if la is not None:

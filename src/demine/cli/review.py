@@ -1,0 +1,198 @@
+"""``demine review``: every decision of finished games marked, with the chance to win each lost."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+from demine.analysis import Limit
+from demine.cli import _rich_console, positive_int
+from demine.errors import DemineError, InputError
+from demine.review import MARKS, Review, ReviewSettings, review_game
+from demine.review.files import ReviewedGame, games_in
+
+#: The marks a table lists unless ``--all`` (forced moves and plain flags are the bulk of a game).
+SHOWN = ("first click", "best guess", "inaccuracy", "mistake", "blunder", "needless guess", "wrong flag")
+
+
+def add_review(sub: Any) -> None:
+    p = sub.add_parser(
+        "review",
+        help="mark every decision of finished games, with the chance to win each one lost",
+        description="Review games: each move judged from what the player could see (their flags "
+        "checked, not trusted): forced, best guess, inaccuracy, mistake, blunder (by the chance to "
+        "win lost: 2, 5, 10 points), needless guess (a safe cell was known), wrong flag. Chances "
+        "are exact in the endgame (marked =), the engine's estimate elsewhere (marked ~).",
+    )
+    p.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="game records (demine new, the web's export), bench record files written with "
+        "--record-moves, or folders of them",
+    )
+    p.add_argument("--json", action="store_true", help="the reviews as JSON (one object per game)")
+    p.add_argument("--all", action="store_true", help="list every move, forced moves and flags too")
+    p.add_argument("--jobs", type=positive_int, default=1, help="processes to review in (default 1)")
+    p.add_argument(
+        "--seconds", type=float, default=0.5, help="budget of each decision's analysis (default 0.5)"
+    )
+    p.set_defaults(func=cmd_review)
+
+
+def _review_one(job: tuple[ReviewedGame, ReviewSettings]) -> tuple[str, Review | str]:
+    game, settings = job
+    try:
+        return game.name, review_game(game.record, settings, game.times)
+    except DemineError as e:
+        return game.name, str(e)
+
+
+def cmd_review(ns: argparse.Namespace) -> int:
+    if not ns.seconds > 0:
+        raise InputError(f"--seconds must be positive, got {ns.seconds}")
+    settings = ReviewSettings(limit=Limit(seconds=ns.seconds))
+    games = [g for path in ns.paths for g in games_in(path)]
+    jobs = [(g, settings) for g in games]
+    if ns.jobs > 1 and len(jobs) > 1:
+        with ProcessPoolExecutor(min(ns.jobs, len(jobs))) as pool:
+            results = list(pool.map(_review_one, jobs, chunksize=4))
+    else:
+        results = [_review_one(j) for j in jobs]
+    failed = [(name, r) for name, r in results if isinstance(r, str)]
+    done = [(name, r) for name, r in results if not isinstance(r, str)]
+    if ns.json:
+        for name, r in results:
+            out = {"game": name, "error": r} if isinstance(r, str) else {"game": name, **r.to_json()}
+            print(json.dumps(out))
+    elif len(done) == 1 and not failed:
+        _print_game(*done[0], show_all=ns.all)
+    else:
+        _print_many(done)
+    for name, why in failed:
+        print(f"demine review: {name}: {why}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _pct(x: float | None) -> str:
+    return "" if x is None else f"{100 * x:.1f}%"
+
+
+def _win(r: Any, exact: bool) -> str:
+    return "" if r is None else f"{'=' if exact else '~'}{100 * r:.1f}%"
+
+
+def _print_game(name: str, r: Review, show_all: bool) -> None:
+    rows = [d for d in r.decisions if show_all or d.mark in SHOWN or d.hit_mine]
+    header = [
+        "move",
+        "action",
+        "cell",
+        "mark",
+        "P(mine)",
+        "safe known",
+        "best",
+        "P(best)",
+        "win",
+        "best win",
+        "lost",
+    ]
+    body = []
+    for d in rows:
+        mark = d.mark + (" (hit a mine)" if d.hit_mine else "")
+        body.append(
+            [
+                str(d.index + 1),
+                d.kind,
+                f"{d.row},{d.col}",
+                mark,
+                _pct(d.mine_probability),
+                "" if d.safe_known is None else str(d.safe_known),
+                "" if d.best is None else f"{d.best[0]},{d.best[1]}",
+                _pct(d.best_mine_probability),
+                _win(d.win_played, d.exact),
+                _win(d.win_best, d.exact),
+                f"{'=' if d.exact else '~'}{100 * d.lost:.1f}" if d.lost else "",
+            ]
+        )
+    _table(f"{name}: {r.width}x{r.height}/{r.mines}, {r.rule} rule, {r.outcome}", header, body)
+    s = r.summary()
+    marks = ", ".join(f"{n} {m}" for m, n in s["marks"].items() if n)
+    print(f"marks: {marks}")
+    print(
+        f"chance to win lost: {100 * s['chance_lost']:.1f} points "
+        f"({100 * s['chance_lost_exact']:.1f} of them exact); "
+        f"luck (chance of surviving the guesses taken): {_pct(s['luck'])}; accuracy {_pct(s['accuracy'])}"
+    )
+    speed = f", 3BV/s {s['bbbv_per_second']:.2f}" if s["bbbv_per_second"] else ""
+    ioe = f"{s['ioe']:.2f}" if s["ioe"] is not None else "-"
+    print(f"3BV {s['solved_bbbv']}/{s['bbbv']}, clicks {s['clicks']}, IOE {ioe}{speed}")
+
+
+def _print_many(done: list[tuple[str, Review]]) -> None:
+    header = [
+        "game",
+        "outcome",
+        "guesses",
+        "needless",
+        "inacc.",
+        "mistakes",
+        "blunders",
+        "lost",
+        "luck",
+        "3BV",
+        "IOE",
+    ]
+    body = []
+    for name, r in done:
+        c = r.counts()
+        body.append(
+            [
+                name,
+                r.outcome,
+                str(len(r.guesses)),
+                str(c["needless guess"]),
+                str(c["inaccuracy"]),
+                str(c["mistake"]),
+                str(c["blunder"]),
+                f"{100 * r.lost:.1f}",
+                _pct(r.luck),
+                f"{r.solved_bbbv}/{r.bbbv}",
+                "-" if r.ioe is None else f"{r.ioe:.2f}",
+            ]
+        )
+    _table("games", header, body)
+    n = len(done)
+    if not n:
+        return
+    won = sum(r.outcome == "won" for _, r in done)
+    per = {m: sum(r.counts()[m] for _, r in done) / n for m in MARKS}
+    lost = sum(r.lost for _, r in done) / n
+    luck = sum(r.luck for _, r in done) / n
+    print(
+        f"{n} games, {won} won. Per game: {per['needless guess']:.2f} needless guesses, "
+        f"{per['inaccuracy']:.2f} inaccuracies, {per['mistake']:.2f} mistakes, {per['blunder']:.2f} "
+        f"blunders, {per['wrong flag']:.2f} wrong flags; {100 * lost:.1f} points of winning chance "
+        f"lost; luck {_pct(luck)} on average"
+    )
+
+
+def _table(title: str, header: list[str], body: list[list[str]]) -> None:
+    console = _rich_console()
+    if console is not None:
+        from rich.table import Table
+
+        table = Table(title=title)
+        for h in header:
+            table.add_column(h, justify="left" if h in ("game", "action", "mark", "outcome") else "right")
+        for row in body:
+            table.add_row(*row)
+        console.print(table)
+        return
+    print(title)
+    print("\t".join(header))
+    for row in body:
+        print("\t".join(row))

@@ -1,0 +1,68 @@
+"""The games a review reads: demine game records (one JSON object: ``new``, the web's export),
+bench record files (one JSON line a game, written with ``--record-moves``), and folders of them.
+Each game is named by its file (and line), so an error or a result says which game it is."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from demine.bench.records import parse_lines
+from demine.engine.formats import GameRecord
+from demine.errors import FormatError
+
+#: What a folder's files are read as, by their ending.
+RECORD_SUFFIXES = (".json", ".jsonl")
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewedGame:
+    """One game to review, with where it came from."""
+
+    name: str
+    """``file`` or ``file:line``."""
+    record: GameRecord
+    times: list[float] | None = None
+    """Each move's time in seconds from the start, when the source has them."""
+    player: str | None = None
+    """Who played it, when the source says."""
+
+
+def games_in(path: str | Path) -> Iterator[ReviewedGame]:
+    """Every game in ``path``: a record file, or a folder searched for record files (sorted by
+    name). A file that is not a game record raises :class:`FormatError` naming it."""
+    p = Path(path)
+    if p.is_dir():
+        files = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in RECORD_SUFFIXES)
+        if not files:
+            raise FormatError(f"no game records ({', '.join(RECORD_SUFFIXES)}) in this folder", source=str(p))
+        for f in files:
+            yield from _games_in_file(f)
+        return
+    if not p.exists():
+        raise FormatError("no such file or folder", source=str(p))
+    yield from _games_in_file(p)
+
+
+def _games_in_file(path: Path) -> Iterator[ReviewedGame]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise FormatError("not a text file: a demine record is JSON", source=str(path)) from None
+    except OSError as e:
+        raise FormatError(f"cannot read it ({e.strerror})", source=str(path)) from None
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError:
+        obj = None  # several lines: a bench record file
+    if isinstance(obj, dict) and "format" in obj:
+        yield ReviewedGame(str(path), GameRecord.from_json(obj, source=str(path)))
+        return
+    found = False
+    for line in parse_lines(text, str(path)):
+        found = True
+        yield ReviewedGame(f"{path}:{line.line}", line.game(str(path)), player=line.player)
+    if not found:
+        raise FormatError("no games in this file", source=str(path))
