@@ -75,7 +75,7 @@ def test_a_clear_blunder_is_the_chance_to_win_thrown_away() -> None:
     d = r.decisions[1]
     assert d.mark == "blunder" and d.exact and d.hit_mine and d.mine_probability == 1.0
     assert d.win_best == pytest.approx(0.5) and d.win_played == 0 and d.lost == pytest.approx(0.5)
-    assert r.accuracy == 0
+    assert d.kept == 0 and r.lost == 1.0 and r.accuracy == 0
 
 
 def test_the_best_guess_at_a_coin_toss_then_forced_moves() -> None:
@@ -213,7 +213,7 @@ def test_the_command_reviews_a_record_a_bench_file_and_a_folder(
     rec.save(one)
     assert main(["review", str(one)]) == 0
     out = capsys.readouterr().out
-    assert "blunder" in out and "50.0 points" in out
+    assert "blunder" in out and "given away: 100.0%" in out
     assert main(["review", str(one), "--json"]) == 0
     got = json.loads(capsys.readouterr().out)
     assert got["game"] == str(one) and got["summary"]["marks"]["blunder"] == 1

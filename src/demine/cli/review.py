@@ -32,7 +32,7 @@ def add_review(sub: Any) -> None:
         nargs="+",
         metavar="PATH",
         help="game records (demine new, the web's export), bench record files written with "
-        "--record-moves, or folders of them",
+        "--record-moves, videos (.avf, .rmv, .evf, .mvf: the video extra), or folders of them",
     )
     p.add_argument("--json", action="store_true", help="the reviews as JSON (one object per game)")
     p.add_argument("--all", action="store_true", help="list every move, forced moves and flags too")
@@ -46,7 +46,9 @@ def add_review(sub: Any) -> None:
 def _review_one(job: tuple[ReviewedGame, ReviewSettings]) -> tuple[str, Review | str]:
     game, settings = job
     try:
-        return game.name, review_game(game.record, settings, game.times)
+        return game.name, review_game(
+            game.record, settings, game.times, clicks=game.clicks, seconds=game.seconds
+        )
     except DemineError as e:
         return game.name, str(e)
 
@@ -123,8 +125,8 @@ def _print_game(name: str, r: Review, show_all: bool) -> None:
     marks = ", ".join(f"{n} {m}" for m, n in s["marks"].items() if n)
     print(f"marks: {marks}")
     print(
-        f"chance to win lost: {100 * s['chance_lost']:.1f} points "
-        f"({100 * s['chance_lost_exact']:.1f} of them exact); "
+        f"share of the chance to win given away: {_pct(s['chance_lost'])} "
+        f"({_pct(s['chance_lost_exact'])} by the exact endgame); "
         f"luck (chance of surviving the guesses taken): {_pct(s['luck'])}; accuracy {_pct(s['accuracy'])}"
     )
     speed = f", 3BV/s {s['bbbv_per_second']:.2f}" if s["bbbv_per_second"] else ""
@@ -158,7 +160,7 @@ def _print_many(done: list[tuple[str, Review]]) -> None:
                 str(c["inaccuracy"]),
                 str(c["mistake"]),
                 str(c["blunder"]),
-                f"{100 * r.lost:.1f}",
+                _pct(r.lost),
                 _pct(r.luck),
                 f"{r.solved_bbbv}/{r.bbbv}",
                 "-" if r.ioe is None else f"{r.ioe:.2f}",
@@ -175,8 +177,8 @@ def _print_many(done: list[tuple[str, Review]]) -> None:
     print(
         f"{n} games, {won} won. Per game: {per['needless guess']:.2f} needless guesses, "
         f"{per['inaccuracy']:.2f} inaccuracies, {per['mistake']:.2f} mistakes, {per['blunder']:.2f} "
-        f"blunders, {per['wrong flag']:.2f} wrong flags; {100 * lost:.1f} points of winning chance "
-        f"lost; luck {_pct(luck)} on average"
+        f"blunders, {per['wrong flag']:.2f} wrong flags; {_pct(lost)} of the chance to win given "
+        f"away; luck {_pct(luck)} on average"
     )
 
 

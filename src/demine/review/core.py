@@ -100,7 +100,12 @@ class Decision:
     win_best: float | None = None
     """The same for the best move."""
     lost: float = 0.0
-    """The chance to win this decision gave away (0 for a forced or best move)."""
+    """The chance to win this decision gave away (0 for a forced or best move), in points of
+    the chance at that moment."""
+    kept: float = 1.0
+    """The share of the best move's chance to win that the move played keeps (1 for a forced or
+    best move; ``win_played / win_best``, or for an estimate the ratio of the chances to
+    survive the click)."""
     exact: bool = True
     """Whether ``win_played``, ``win_best`` and ``lost`` are exact (else estimates)."""
     hit_mine: bool = False
@@ -128,6 +133,9 @@ class Review:
     """The 3BV the player cleared (all of it in a won game)."""
     seconds: float | None = None
     """The game's length, when the record has times."""
+    all_clicks: int | None = None
+    """Every click the player made, wasted ones included, when the source counts them (a video);
+    else the moves are the clicks."""
 
     def counts(self) -> dict[str, int]:
         """How many decisions got each mark."""
@@ -143,14 +151,23 @@ class Review:
 
     @property
     def lost(self) -> float:
-        """The chance to win lost to decisions, added up over the game."""
-        return sum(d.lost for d in self.decisions)
+        """The share of the chance to win that the decisions gave away over the game: 1 minus
+        the product of each decision's :attr:`Decision.kept` (0: every decision was the best;
+        0.5: the player's choices halved their chances)."""
+        return 1.0 - math.prod(d.kept for d in self.decisions)
 
     @property
     def luck(self) -> float:
         """The chance of surviving the guesses the player took, as they were taken (the product
-        of each guess's chance to be safe; the losing click included)."""
+        of each guess's chance to be safe; the losing click included). ``-log10`` of it is what
+        ms-toollib calls *pluck*."""
         return math.prod(1.0 - (d.mine_probability or 0.0) for d in self.guesses)
+
+    @property
+    def pluck(self) -> float:
+        """``-log10(luck)``: ms-toollib's measure of the luck a game needed (inf for a game lost
+        on a proven mine)."""
+        return -math.log10(self.luck) if self.luck > 0 else math.inf
 
     @property
     def accuracy(self) -> float | None:
@@ -164,8 +181,8 @@ class Review:
 
     @property
     def clicks(self) -> int:
-        """Every move counted as a click (reveal, flag, chord)."""
-        return len(self.decisions)
+        """The clicks: a video's own count, else every move (reveal, flag, chord)."""
+        return self.all_clicks if self.all_clicks is not None else len(self.decisions)
 
     @property
     def ioe(self) -> float | None:
@@ -186,8 +203,9 @@ class Review:
             "marks": self.counts(),
             "guesses": len(self.guesses),
             "chance_lost": self.lost,
-            "chance_lost_exact": sum(d.lost for d in exact),
+            "chance_lost_exact": 1.0 - math.prod(d.kept for d in exact),
             "luck": self.luck,
+            "pluck": self.pluck if self.luck > 0 else None,
             "accuracy": self.accuracy,
             "bbbv": self.bbbv,
             "solved_bbbv": self.solved_bbbv,
@@ -288,6 +306,7 @@ class _Reviewer:
                 d.best = _rc(seen.width, found[0])
                 d.best_mine_probability = a.p(found[0])
             d.lost = max(0.0, d.win_best - d.win_played)
+            d.kept = d.win_played / d.win_best if d.win_best > 0 else 1.0
             d.exact = True
         else:
             d.exact = False
@@ -300,7 +319,9 @@ class _Reviewer:
                 if bm.move.cell in targets:
                     d.best_mine_probability = d.mine_probability or 0.0
             # the estimate: the chance of surviving this click given up against the engine's pick
-            d.lost = max(0.0, (d.mine_probability or 0.0) - (d.best_mine_probability or 0.0))
+            mine, best = d.mine_probability or 0.0, d.best_mine_probability or 0.0
+            d.lost = max(0.0, mine - best)
+            d.kept = min(1.0, (1.0 - mine) / (1.0 - best)) if best < 1 else 1.0
         if live_safe:
             d.mark = "needless guess"
         elif d.lost >= s.blunder:
@@ -329,11 +350,18 @@ class _Reviewer:
 
 
 def review_game(
-    record: GameRecord, settings: ReviewSettings | None = None, times: list[float] | None = None
+    record: GameRecord,
+    settings: ReviewSettings | None = None,
+    times: list[float] | None = None,
+    *,
+    clicks: int | None = None,
+    seconds: float | None = None,
 ) -> Review:
-    """Review every move of ``record`` (``times``: each move's time in seconds from the start,
-    for a video). Raises :class:`~demine.errors.InputError` when the moves do not fit the
-    layout (a move on an opened cell is allowed: it does nothing)."""
+    """Review every move of ``record``. For a video: ``times``, each move's time in seconds;
+    ``clicks``, every click the player made, wasted ones included (else the moves are counted);
+    ``seconds``, the game's time as its program timed it (else from the first move to the last).
+    Raises :class:`~demine.errors.InputError` when the moves do not fit the layout (a move on an
+    opened cell is allowed: it does nothing)."""
     settings = settings or ReviewSettings()
     if times is not None and len(times) != len(record.moves):
         raise InputError(f"{len(times)} times for {len(record.moves)} moves")
@@ -362,7 +390,12 @@ def review_game(
         decisions,
         g.bbbv(),
         solved,
-        seconds=times[-1] - times[0] if times and len(times) > 1 else None,
+        seconds=seconds
+        if seconds is not None
+        else times[-1] - times[0]
+        if times and len(times) > 1
+        else None,
+        all_clicks=clicks,
     )
 
 

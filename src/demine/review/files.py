@@ -1,5 +1,6 @@
 """The games a review reads: demine game records (one JSON object: ``new``, the web's export),
-bench record files (one JSON line a game, written with ``--record-moves``), and folders of them.
+bench record files (one JSON line a game, written with ``--record-moves``), the community's
+videos (:mod:`demine.review.video`), and folders of them.
 Each game is named by its file (and line), so an error or a result says which game it is."""
 
 from __future__ import annotations
@@ -8,13 +9,15 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from demine.bench.records import parse_lines
 from demine.engine.formats import GameRecord
 from demine.errors import FormatError
+from demine.review.video import VIDEO_CLASSES, video_game
 
 #: What a folder's files are read as, by their ending.
-RECORD_SUFFIXES = (".json", ".jsonl")
+RECORD_SUFFIXES = (".json", ".jsonl", *VIDEO_CLASSES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +31,18 @@ class ReviewedGame:
     """Each move's time in seconds from the start, when the source has them."""
     player: str | None = None
     """Who played it, when the source says."""
+    figures: dict[str, Any] | None = None
+    """What the video's parser (ms-toollib) reports of it: 3BV, IOE, pluck, clicks, time..."""
+
+    @property
+    def clicks(self) -> int | None:
+        """The video's clicks, wasted ones included (left, right and chords as its parser counts)."""
+        return None if self.figures is None else int(self.figures["cl"])
+
+    @property
+    def seconds(self) -> float | None:
+        """The game's time as the video's program timed it."""
+        return None if self.figures is None else float(self.figures["rtime"])
 
 
 def games_in(path: str | Path) -> Iterator[ReviewedGame]:
@@ -47,6 +62,10 @@ def games_in(path: str | Path) -> Iterator[ReviewedGame]:
 
 
 def _games_in_file(path: Path) -> Iterator[ReviewedGame]:
+    if path.suffix.lower() in VIDEO_CLASSES:
+        record, times, figures = video_game(path)
+        yield ReviewedGame(str(path), record, times, figures.get("player") or None, figures)
+        return
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
