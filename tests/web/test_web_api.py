@@ -597,3 +597,23 @@ def test_a_chunked_body_is_held_to_the_limit_on_the_bytes_read(client: TestClien
 
     r = client.post("/api/games", content=chunks(), headers={"content-type": "application/json"})
     _clean_error(r, 413)
+
+
+def test_a_finished_game_is_reviewed_and_a_game_in_play_is_not(client: TestClient) -> None:
+    gid = new(client, preset="beginner", rule="zero", seed="7")["id"]
+    client.post(f"/api/games/{gid}/moves", json={"kind": "reveal", "row": 2, "col": 2})
+    r = client.get(f"/api/games/{gid}/review")
+    assert r.status_code == 409 and "over" in r.json()["error"]  # no engine help during play
+    h = client.get(f"/api/games/{gid}/hints").json()
+    safe, mine = h["safe"][0], h["mines"][0]
+    client.post(f"/api/games/{gid}/moves", json={"kind": "flag", "row": safe[0], "col": safe[1]})
+    v = client.post(f"/api/games/{gid}/moves", json={"kind": "reveal", "row": mine[0], "col": mine[1]}).json()
+    assert v["outcome"] == "lost"
+    r = client.get(f"/api/games/{gid}/review").json()
+    marks = [d["mark"] for d in r["decisions"]]
+    assert marks == ["first click", "wrong flag", "needless guess"]
+    last = r["decisions"][-1]
+    assert last["hit_mine"] and last["mine_probability"] == 1.0 and last["lost"] > 0
+    assert r["summary"]["marks"]["needless guess"] == 1 and r["summary"]["luck"] == 0
+    assert len(r["curves"]["kept"]) == 3 and r["curves"]["kept"][-1] == 0
+    assert client.get(f"/api/games/{gid}/review").json() == r  # computed once, kept

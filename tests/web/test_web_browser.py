@@ -247,6 +247,15 @@ def test_middle_click_chords_and_a_lost_game_shows_the_mine(page: Page, server: 
     expect(cell(page, "board", r, c)).to_contain_class("exploded")
     assert page.locator("#board .cell.mine-shown").count() == 10 - 2  # the flagged mines keep their flags
     expect(page.locator("#result")).to_contain_text("Lost")
+    # the review: the losing click is listed; clicking it shows the position before it, framed
+    page.click("#review-btn")
+    last = page.locator("#review-marks button", has_text="hit a mine")
+    expect(last).to_have_count(1)
+    expect(page.locator("#review-summary")).to_contain_text("Chance to win given away")
+    assert page.locator("#review-graph path").count() == 2
+    last.click()
+    expect(cell(page, "board", r, c)).to_contain_class("rv-played")
+    expect(cell(page, "board", r, c)).not_to_contain_class("exploded")  # the board before the click
 
 
 def test_a_finished_game_downloads_its_record_and_mbf(page: Page, server: str) -> None:

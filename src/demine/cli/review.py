@@ -40,6 +40,16 @@ def add_review(sub: Any) -> None:
     p.add_argument(
         "--seconds", type=float, default=0.5, help="budget of each decision's analysis (default 0.5)"
     )
+    p.add_argument(
+        "--graph", metavar="FILE", help="one game: the graph of its chances and marks (.svg or .png)"
+    )
+    p.add_argument(
+        "--board",
+        nargs=2,
+        metavar=("MOVE", "FILE"),
+        help="one game: the board before move MOVE (1-based, as in the table) as SVG, the move "
+        "played framed in red and the better one in green",
+    )
     p.set_defaults(func=cmd_review)
 
 
@@ -74,9 +84,31 @@ def cmd_review(ns: argparse.Namespace) -> int:
         _print_game(*done[0], show_all=ns.all)
     else:
         _print_many(done)
+    if ns.graph or ns.board:
+        _pictures(ns, games, done)
     for name, why in failed:
         print(f"demine review: {name}: {why}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _pictures(ns: argparse.Namespace, games: list[ReviewedGame], done: list[tuple[str, Review]]) -> None:
+    from pathlib import Path
+
+    from demine.engine.formats import atomic_write
+    from demine.review.picture import board_at, plot_review
+
+    if len(games) != 1 or len(done) != 1:
+        raise InputError("--graph and --board draw one game: name one file of one game")
+    name, r = done[0]
+    if ns.graph:
+        plot_review(r, ns.graph, title=Path(name).name)
+        print(f"graph written to {ns.graph}", file=sys.stderr)
+    if ns.board:
+        move, path = ns.board
+        if not move.isdigit():
+            raise InputError(f"--board MOVE FILE: MOVE must be a move number, got {move!r}")
+        atomic_write(path, board_at(games[0].record, r, int(move)))
+        print(f"board before move {move} written to {path}", file=sys.stderr)
 
 
 def _pct(x: float | None) -> str:

@@ -53,9 +53,14 @@ def _text(x: float, y: float, size: int, colour: str, body: str, extra: str = ""
 
 
 def render_svg(
-    position: Position, overlay: Overlay = "none", cell: int = 24, trust_flags: bool = True
+    position: Position,
+    overlay: Overlay = "none",
+    cell: int = 24,
+    trust_flags: bool = True,
+    outlines: dict[int, str] | None = None,
 ) -> str:
-    """The position as an SVG document.
+    """The position as an SVG document; ``outlines`` draws a thick frame of the given colour
+    around cells (a review's move played and the better move).
 
     >>> svg = render_svg(Position.from_text("3x1x1\\n1HH"), overlay="hints")
     >>> svg.startswith("<svg") and "#0000ff" in svg and "#2e7d32" in svg and "#1565c0" in svg
@@ -125,5 +130,11 @@ def render_svg(
             pct = "<1" if 0 < p < 0.01 else f"{round(100 * p)}"
             out.append(_text(mid_x, mid_y, round(font * 0.6), "#212121", pct))
         out.append("</g>")
+    for i, colour in (outlines or {}).items():
+        r, c = divmod(i, w)
+        out.append(
+            f'<rect class="outline" x="{c * cell + 2}" y="{r * cell + head + 2}" width="{cell - 4}" '
+            f'height="{cell - 4}" fill="none" stroke="{escape(colour)}" stroke-width="3"/>'
+        )
     out.append("</svg>")
     return "\n".join(out)

@@ -24,6 +24,7 @@ is made only when a move is not already known to be safe: a game of forced moves
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -136,6 +137,8 @@ class Review:
     all_clicks: int | None = None
     """Every click the player made, wasted ones included, when the source counts them (a video);
     else the moves are the clicks."""
+    engine_seconds: float = 0.0
+    """Time the review spent in the engine (analyses, endgame searches, best moves)."""
 
     def counts(self) -> dict[str, int]:
         """How many decisions got each mark."""
@@ -245,14 +248,17 @@ class _Reviewer:
         self.mines: set[int] = set()  # cells proven mines so far
         self.analysis: Analysis | None = None
         self.analysed_at: bytes | None = None
+        self.engine_seconds = 0.0
 
     def analyse(self, seen: Position) -> Analysis:
         """The analysis of ``seen`` (flags off), made once per position."""
         if self.analysis is None or self.analysed_at != seen.states:
+            t0 = time.perf_counter()
             try:
                 self.analysis = analyze(seen, limit=self.settings.limit)
             except DemineError as e:
                 raise InputError(f"the record's position is impossible ({e}): was it edited?") from None
+            self.engine_seconds += time.perf_counter() - t0
             self.analysed_at = seen.states
             self.safe |= self.analysis.safe
             self.mines |= self.analysis.mines
@@ -294,6 +300,15 @@ class _Reviewer:
         self, d: Decision, seen: Position, a: Analysis, move: Move, targets: list[int], live_safe: list[int]
     ) -> None:
         """Weigh a guess against the best move: exact in the endgame, else estimated."""
+        t0 = time.perf_counter()
+        try:
+            self._judge(d, seen, a, move, targets, live_safe)
+        finally:
+            self.engine_seconds += time.perf_counter() - t0
+
+    def _judge(
+        self, d: Decision, seen: Position, a: Analysis, move: Move, targets: list[int], live_safe: list[int]
+    ) -> None:
         s = self.settings
         exact = self._endgame(seen, a)
         if exact is not None and len(targets) == 1:
@@ -396,6 +411,7 @@ def review_game(
         if times and len(times) > 1
         else None,
         all_clicks=clicks,
+        engine_seconds=r.engine_seconds,
     )
 
 

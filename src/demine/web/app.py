@@ -268,6 +268,11 @@ def create_app(db: str | Path = ":memory:", workers: int = 0, limits: ServeLimit
     def replay(game_id: str, move: int = 0) -> Response:
         return _json(service.replay(game_id, move))
 
+    @app.get("/api/games/{game_id}/review")
+    async def review(game_id: str, request: Request) -> Response:
+        rate.hit("analyses", client(request))
+        return _json(await service.review(game_id))
+
     @app.get("/api/games/{game_id}/export")
     def export(game_id: str) -> Response:
         return _json(service.export(game_id))

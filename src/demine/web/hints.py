@@ -165,3 +165,21 @@ def analysis_board(text: str, mines: int | None = None, trust_flags: bool = Fals
         board = Board(p.width, p.height, tuple(sorted(known)), "none", None)
         out["mbf"] = base64.b64encode(board_to_mbf(board)).decode("ascii")
     return out
+
+
+#: Each decision's analysis in a web review (an expert game takes about a tenth of a second).
+REVIEW_LIMIT = Limit(seconds=0.25)
+
+
+def game_review(record: dict[str, Any]) -> dict[str, Any]:
+    """The review of a finished game (its record as JSON): the summary, every decision and the
+    curves of the graph (:func:`demine.review.picture.curves`), for the page."""
+    from demine.engine.formats import GameRecord
+    from demine.review import ReviewSettings, review_game
+    from demine.review.picture import curves
+
+    r = review_game(GameRecord.from_json(record), ReviewSettings(limit=REVIEW_LIMIT))
+    xs, kept, luck = curves(r)
+    out = r.to_json()
+    out["curves"] = {"x": xs, "kept": kept, "luck": luck}
+    return out

@@ -35,6 +35,7 @@ from demine.web.hints import (
     _rc,
     analysis_board,
     best_guess,
+    game_review,
     guess_for,
     hints,
     permille,
@@ -444,6 +445,18 @@ class Service:
         last = record.moves[k - 1] if k else None
         v["last"] = None if last is None else {"kind": last.kind, "cell": _rc(g.width, last.cell)}
         return v
+
+    async def review(self, game_id: str) -> dict[str, Any]:
+        """The review of a finished game (computed once, in the slow lane)."""
+        with self._locked(game_id) as s:
+            g = s.game
+            if not g.over or not g.placed:
+                raise Conflict("a game is reviewed once it is over")
+            cached = s.review_cache
+            record = GameRecord.from_game(g).to_json()
+        if cached is None:
+            cached = s.review_cache = await self.compute(game_review, record, slow=True)
+        return cached
 
     def export(self, game_id: str) -> dict[str, Any]:
         """A finished game's record (layout, rule, start, moves) and MBF."""

@@ -67,6 +67,8 @@ class Session:
     """When it ended."""
     hints_cache: tuple[int, dict[str, Any]] | None = field(default=None, repr=False)
     """The hints of the last position asked about, with its move count."""
+    review_cache: dict[str, Any] | None = field(default=None, repr=False)
+    """The review of the finished game, once asked for (a finished game never changes)."""
     client: str | None = None
     """The address that made it."""
 
