@@ -252,3 +252,11 @@ def test_bad_files_are_named(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     empty.mkdir()
     assert main(["review", str(empty)]) != 0
     assert "no game records" in capsys.readouterr().err
+
+
+def test_with_lives_a_mine_hit_is_a_fact_and_the_rest_is_forced() -> None:
+    rec = record(COIN, [("reveal", 0, 0), ("reveal", 2, 1), ("reveal", 2, 0), ("reveal", 2, 3)])
+    rec.lives = 1
+    r = review_game(rec)
+    assert [d.mark for d in r.decisions] == ["first click", "best guess", "forced", "forced"]
+    assert r.decisions[1].hit_mine and r.outcome == "won"

@@ -249,6 +249,7 @@ class _Reviewer:
         self.analysis: Analysis | None = None
         self.analysed_at: bytes | None = None
         self.engine_seconds = 0.0
+        self.hit: set[int] = set()  # mines hit and played on (a game with lives)
 
     def analyse(self, seen: Position) -> Analysis:
         """The analysis of ``seen`` (flags off), made once per position."""
@@ -267,6 +268,11 @@ class _Reviewer:
     def decide(self, k: int, g: Game, move: Move) -> Decision:
         p = g.position()
         seen = p.without_flags()
+        if self.hit:  # mines hit in a game with lives are facts, not claims: they stay flagged
+            st = bytearray(seen.states)
+            for c in self.hit:
+                st[c] = FLAG
+            seen = Position(seen.width, seen.height, bytes(st), seen.mines)
         row, col = _rc(g.width, move.cell)
         d = Decision(k, move.kind, row, col, "no effect")
         if move.kind == "flag":
@@ -387,11 +393,15 @@ def review_game(
         if g.over:
             raise InputError(f"move {k + 1} comes after the end of the game")
         d = r.decide(k, g, move)
+        hits = g.hits
         try:
-            opened = g.play(move)
+            g.play(move)
         except DemineError as e:
             raise InputError(f"move {k + 1} ({move.kind} at {d.row},{d.col}) cannot be played: {e}") from None
-        d.hit_mine = g.outcome == "lost" or (move.kind != "flag" and any(g.is_mine(c) for c in opened))
+        # with lives, a mine hit is flagged by the game and play goes on
+        d.hit_mine = g.outcome == "lost" or g.hits > hits
+        if g.hits > hits:
+            r.hit.add(move.cell)
         if times is not None:
             d.time = times[k]
         decisions.append(d)
