@@ -3,6 +3,7 @@ ms-toollib also computes equal to ours. The six videos and their figures: tests/
 
 from __future__ import annotations
 
+import statistics
 from pathlib import Path
 
 import pytest
@@ -69,3 +70,15 @@ def test_a_video_whose_board_does_not_match_its_moves_is_refused() -> None:
     with pytest.raises(FormatError, match="does not match its moves"):
         game_from_video(data, str(path))
     assert [r, c] != list(free)
+
+
+def test_a_video_says_how_long_the_player_took_before_guesses_and_forced_moves() -> None:
+    record, times, figures = video_game(VIDEOS / "sweeping_view_test_subject.evf")
+    r = review_game(record, times=times, clicks=figures["cl"], seconds=figures["rtime"])
+    think = r.thinking()
+    gaps = {
+        d.index: d.time - before.time  # type: ignore[operator]
+        for before, d in zip(r.decisions, r.decisions[1:], strict=False)
+    }
+    assert think["guess"] == pytest.approx(statistics.median(gaps[d.index] for d in r.guesses))
+    assert think["forced"] is not None and 0 < think["forced"] < 5

@@ -164,6 +164,12 @@ def _print_game(name: str, r: Review, show_all: bool) -> None:
     speed = f", 3BV/s {s['bbbv_per_second']:.2f}" if s["bbbv_per_second"] else ""
     ioe = f"{s['ioe']:.2f}" if s["ioe"] is not None else "-"
     print(f"3BV {s['solved_bbbv']}/{s['bbbv']}, clicks {s['clicks']}, IOE {ioe}{speed}")
+    if s["seconds_before_guess"] is not None or s["seconds_before_forced"] is not None:
+        g, f = s["seconds_before_guess"], s["seconds_before_forced"]
+        print(
+            "median time before a move: "
+            + ", ".join(f"{n} {v:.2f} s" for n, v in (("guess", g), ("forced", f)) if v is not None)
+        )
 
 
 def _print_many(done: list[tuple[str, Review]]) -> None:

@@ -24,6 +24,7 @@ is made only when a move is not already known to be safe: a game of forced moves
 from __future__ import annotations
 
 import math
+import statistics
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -196,6 +197,18 @@ class Review:
     def bbbv_per_second(self) -> float | None:
         return self.solved_bbbv / self.seconds if self.seconds else None
 
+    def thinking(self) -> dict[str, float | None]:
+        """For a game with times (a video): the median seconds since the previous move before a
+        guess, and before a forced move (None without times or without such moves)."""
+        gaps: dict[str, list[float]] = {"guess": [], "forced": []}
+        for before, d in zip(self.decisions, self.decisions[1:], strict=False):
+            if before.time is None or d.time is None:
+                continue
+            kind = "guess" if d.mark in GUESS_MARKS else "forced" if d.mark == "forced" else None
+            if kind is not None:
+                gaps[kind].append(d.time - before.time)
+        return {k: statistics.median(v) if v else None for k, v in gaps.items()}
+
     def summary(self) -> dict[str, Any]:
         """The totals, as plain values."""
         exact = [d for d in self.guesses if d.exact]
@@ -216,6 +229,8 @@ class Review:
             "ioe": self.ioe,
             "seconds": self.seconds,
             "bbbv_per_second": self.bbbv_per_second,
+            "seconds_before_guess": self.thinking()["guess"],
+            "seconds_before_forced": self.thinking()["forced"],
         }
 
     def to_json(self) -> dict[str, Any]:
