@@ -47,8 +47,9 @@ def _outcomes(
 ) -> list[Outcome] | None:
     """For each number ``cell`` could show: the count of layouts, the analysis afterwards and the
     position (an approximate analysis, past the budget, is kept with its count 1 so callers can
-    tell); None once ``deadline`` has passed (no analysis is started past it: on a big board the
-    fallback of an analysis given no time costs more than the budget left). ``system``, when
+    tell); None once ``deadline`` has passed or less time is left than the slowest outcome so far
+    took (no analysis is started that would run past it: on a big board the fallback of an
+    analysis given no time costs more than the budget left). ``system``, when
     given, is the position's: each outcome's is derived from it, and its components' counts are
     kept in ``cache`` (one per look-ahead). With ``deadline`` (a ``time.perf_counter()`` value),
     each analysis may use the time left until then instead of ``limit.seconds``."""
@@ -57,12 +58,14 @@ def _outcomes(
     flags = sum(1 for d in nb if st[d] == FLAG)
     covered = sum(1 for d in nb if st[d] == COVERED)
     out = []
+    slowest = 0.0  # the longest an outcome has taken: the next is started only if that much is left
     for v in range(flags, flags + covered + 1):
         after = position.with_state(cell, v)
         budget = limit
+        started = time.perf_counter()
         if deadline is not None:
-            left = deadline - time.perf_counter()
-            if left <= 0:
+            left = deadline - started
+            if left <= slowest:
                 return None
             budget = Limit(seconds=left, states=limit.states)
         try:
@@ -72,6 +75,8 @@ def _outcomes(
                 a = solve_system(system_after(system, after, cell), budget, explain=False, cache=cache)
         except InconsistentPosition:
             continue
+        finally:
+            slowest = max(slowest, time.perf_counter() - started)
         if a.approximate:
             out.append((1, a, after))
         elif a.solutions:
