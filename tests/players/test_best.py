@@ -32,7 +32,7 @@ from demine.players.best import (
 )
 from demine.players.best import lookahead as lookahead_module
 from demine.players.best.lookahead import _outcomes
-from demine.players.best.moves import _steps_to_revealed
+from demine.players.best.moves import _steps_to_revealed, touches_revealed
 from demine.players.best.play import _pair_safe, _quick_safe
 from tests.helpers import brute_force
 
@@ -360,7 +360,7 @@ def test_steps_to_revealed_are_the_nearest_revealed_cells_distance() -> None:
         for c in revealed:
             p = p.with_state(c, 0)
         want = [min(abs(c // w - d // w) + abs(c % w - d % w) for d in revealed) for c in range(w * h)]
-        assert _steps_to_revealed(p) == want
+        assert list(_steps_to_revealed(w, h, p.states)) == want
 
 
 def test_the_pair_rule_opens_what_single_numbers_cannot() -> None:
@@ -599,3 +599,15 @@ def test_three_guesses_ahead_agree_with_brute_force() -> None:
         assert float(max(want.values())) == pytest.approx(found.survive, abs=1e-9)
         checked += 1
     assert checked >= 15
+
+
+def test_touches_revealed_tells_the_frontier_both_ways() -> None:
+    rng = random.Random(11)
+    for _ in range(40):
+        w, h = rng.randint(1, 9), rng.randint(1, 9)
+        p = Position.covered(w, h, 0)
+        for c in rng.sample(range(w * h), rng.randint(0, w * h)):  # few or many revealed: each method
+            p = p.with_state(c, 0)
+        covered = [c for c in range(w * h) if p.states[c] == COVERED]
+        want = [any(p.states[d] < COVERED for d in p.geometry.neighbours(c)) for c in covered]
+        assert touches_revealed(p, covered) == want

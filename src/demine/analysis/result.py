@@ -124,7 +124,9 @@ class Analysis:
             return []
         low = self.min_probability()
         num, den = low.numerator, low.denominator
-        return sorted(c for c, (n, d) in self._prob.items() if n * den == d * num)
+        # compared once per distinct value object (cells of a box share one), as in min_probability
+        lowest = {i for i, (n, d) in {id(v): v for v in self._prob.values()}.items() if n * den == d * num}
+        return sorted(c for c, v in self._prob.items() if id(v) in lowest)
 
     def __iter__(self) -> Iterator[int]:
         return iter(self.unknown)

@@ -8,6 +8,7 @@ cells with long-term credit too, each weighed by its long-term safety.
 
 from __future__ import annotations
 
+import heapq
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -22,7 +23,7 @@ from demine.players.best.moves import (
     BestMove,
     distances,
     neighbour_counts,
-    off_frontier,
+    touches_revealed,
     zero_chance_keys,
 )
 from demine.players.best.settings import DEFAULT_SETTINGS, NO_HOOKS, BestSettings, Hooks
@@ -122,47 +123,53 @@ def look_ahead(
     covered = [c for c in a.unknown if position.states[c] == COVERED]
     if not covered:
         return None
-    cache: dict[tuple[int, int], Fraction] = {}
+    # per value of a probability, keyed by the identity of its (numerator, denominator): the cells
+    # of a box share one, and hashing tuples of counts with hundreds of digits cell after cell is
+    # slow on a big board (the analysis holds every one, so an identity is not reused meanwhile)
+    cache: dict[int, Fraction] = {}
     ratios = a.ratios
     depth3 = settings.depth >= 3
 
     def prob_of(c: int) -> Fraction:
         nd = ratios[c]
-        f = cache.get(nd)
+        f = cache.get(id(nd))
         if f is None:
-            f = cache[nd] = Fraction(*nd)
+            f = cache[id(nd)] = Fraction(*nd)
         return f
 
-    prob = {c: prob_of(c) for c in covered}
     best_p = a.min_probability()
     floor = (1 - best_p) * Fraction(settings.candidate_share)
     zero_key = zero_chance_keys(position)
-    # the cells safe enough to weigh, on the frontier and off it (integer tests, one per
-    # probability: this visits every covered cell)
+    # the cells safe enough to weigh (integer tests, one per probability: this visits every
+    # covered cell), then on the frontier or off it
     fn, fd = floor.numerator, floor.denominator
-    passes: dict[tuple[int, int], bool] = {}
-    near_ok: list[int] = []
-    off_ok: list[int] = []
-    # off the frontier: every neighbour covered or flagged (none revealed)
-    n_nb = neighbour_counts(position.width, position.height) if position.cells <= 65536 else None
+    passes: dict[int, bool] = {}  # by the identity of the value, as in prob_of
+    ok_cells: list[int] = []
     for c in covered:
         nd = ratios[c]
-        ok = passes.get(nd)
+        ok = passes.get(id(nd))
         if ok is None:
             n, d = nd
-            ok = passes[nd] = (d - n) * fd >= fn * d
+            ok = passes[id(nd)] = (d - n) * fd >= fn * d
         if ok:
-            is_off = zero_key(c) == n_nb[c] if n_nb is not None else off_frontier(position, c)
-            (off_ok if is_off else near_ok).append(c)
-    frontier = sorted(near_ok, key=lambda c: (prob[c], zero_key(c), c))[: settings.max_candidates]
+            ok_cells.append(c)
+    near = touches_revealed(position, ok_cells)
+    near_ok = [c for c, on in zip(ok_cells, near, strict=True) if on]
+    off_ok = [c for c, on in zip(ok_cells, near, strict=True) if not on]
+    frontier = sorted(near_ok, key=lambda c: (prob_of(c), zero_key(c), c))[: settings.max_candidates]
     far = distances(position, settings.far_off)
-    off = sorted(off_ok, key=lambda c: (zero_key(c), far(c), c))[: settings.max_off_candidates]
+    # off the frontier every neighbour is hidden: a cell's zero key is its number of neighbours
+    n_nb = neighbour_counts(position.width, position.height) if position.cells <= 65536 else None
+    off_key = zero_key if n_nb is None else n_nb.__getitem__
+    off = heapq.nsmallest(settings.max_off_candidates, off_ok, key=lambda c: (off_key(c), far(c), c))
     chosen = frontier + off
     safety: dict[int, Fraction] = {}
     if influence is not None:
-        extra = [c for c in influence.influenced() if c in prob and c not in chosen]
+        is_covered = set(covered)
+        extra = [c for c in influence.influenced() if c in is_covered and c not in chosen]
         safety = {c: influence.long_term_safety(c) for c in chosen + extra}
         chosen += [c for c in extra if safety[c] >= floor]
+    prob = {c: prob_of(c) for c in chosen}
     candidates = sorted(chosen, key=lambda c: (prob[c], zero_key(c), c))
     if len(candidates) == 1:
         c = candidates[0]
@@ -404,6 +411,7 @@ def _three_guesses(
     and stop once none can beat the leader."""
     deep = sorted(deep, key=lambda t: t[0], reverse=True)
     best = leader
+    slowest = 0.0  # the longest one outcome's next two reveals took: one is started only if that fits
     for key, cell, safe_c, found in deep:
         best_v = -1.0 if best is None else best[1] - TIE
         if float(key[0]) < best_v:
@@ -418,11 +426,15 @@ def _three_guesses(
         pruned = False
         for n, (_, o, after) in zip(weights, found, strict=True):
             rest -= n * _survive_one(o)
+            started = time.perf_counter()
+            if deadline is not None and started + slowest > deadline:
+                return None
             try:
                 sys2 = system_after(system, after, cell)
             except InconsistentPosition:
                 continue
             v2 = _survive_two(after, o, sys2, cache, deadline, inner)
+            slowest = max(slowest, time.perf_counter() - started)
             if v2 is None:
                 return None
             acc += n * v2

@@ -98,39 +98,66 @@ def zero_chance_keys(position: Position) -> Callable[[int], int]:
 def distances(position: Position, far_off: bool) -> Callable[[int], int]:
     """Each cell's distance (steps in rows and columns) to the nearest revealed cell, negated when
     ``far_off`` (so that sorting puts the farthest first), else 0 for every cell. The search runs
-    at the first call."""
+    at the first call (and once per position: the look-ahead and the safest move share it)."""
     if not far_off:
         return lambda c: 0
-    dist: list[int] = []
+    dist: tuple[int, ...] = ()
 
     def key(c: int) -> int:
+        nonlocal dist
         if not dist:
-            dist.extend(_steps_to_revealed(position))
+            dist = _steps_to_revealed(position.width, position.height, position.states)
         return -dist[c]
 
     return key
 
 
-def _steps_to_revealed(position: Position) -> list[int]:
+@lru_cache(maxsize=4)
+def _steps_to_revealed(width: int, height: int, states: bytes) -> tuple[int, ...]:
     """Breadth-first search from all revealed cells at once (-1 where none can be reached)."""
-    st = position.states
-    w, h = position.width, position.height
-    dist = [-1] * position.cells
-    todo = [c for c in range(position.cells) if st[c] < COVERED]
+    n4 = _four_neighbours(width, height)
+    dist = [-1] * (width * height)
+    todo = [c for c, v in enumerate(states) if v < COVERED]
     for c in todo:
         dist[c] = 0
     for c in todo:  # the list grows as the search goes
-        r, col = divmod(c, w)
-        for d, ok in ((c - w, r > 0), (c + w, r < h - 1), (c - 1, col > 0), (c + 1, col < w - 1)):
-            if ok and dist[d] < 0:
-                dist[d] = dist[c] + 1
+        step = dist[c] + 1
+        for d in n4[c]:
+            if dist[d] < 0:
+                dist[d] = step
                 todo.append(d)
-    return dist
+    return tuple(dist)
 
 
-def off_frontier(position: Position, cell: int) -> bool:
+@lru_cache(maxsize=8)
+def _four_neighbours(width: int, height: int) -> tuple[tuple[int, ...], ...]:
+    """Per cell, its neighbours up, down, left and right."""
+    out = []
+    for c in range(width * height):
+        r, col = divmod(c, width)
+        sides = ((c - width, r > 0), (c + width, r < height - 1), (c - 1, col > 0), (c + 1, col < width - 1))
+        out.append(tuple(d for d, ok in sides if ok))
+    return tuple(out)
+
+
+def touches_revealed(position: Position, cells: list[int]) -> list[bool]:
+    """For each of ``cells`` (covered ones), whether a neighbour is revealed (it is on the
+    frontier). Marks the neighbours of the revealed cells, or counts each cell's hidden
+    neighbours, whichever visits fewer cells."""
     st = position.states
-    return not any(st[d] < COVERED for d in position.geometry.neighbours(cell))
+    n = position.cells
+    revealed = n - st.translate(HIDDEN_MASK).count(1)
+    if revealed * 8 < len(cells) * 3 or n > 65536:
+        mark = bytearray(n)
+        nb = position.geometry.neighbours
+        for c, v in enumerate(st):
+            if v < COVERED:
+                for d in nb(c):
+                    mark[d] = 1
+        return [bool(mark[c]) for c in cells]
+    zero_key = zero_chance_keys(position)
+    n_nb = neighbour_counts(position.width, position.height)
+    return [zero_key(c) != n_nb[c] for c in cells]
 
 
 def safest_move(position: Position, a: Analysis, far_ties: bool = False) -> BestMove:
@@ -139,7 +166,13 @@ def safest_move(position: Position, a: Analysis, far_ties: bool = False) -> Best
     st = position.states
     tied = [c for c in a.safest() if st[c] == COVERED] or [c for c in a.unknown if st[c] == COVERED]
     zero_key = zero_chance_keys(position)
-    keys = {c: zero_key(c) for c in tied}
+    if position.cells <= 65536:
+        # a cell away from every revealed one has all its neighbours hidden: its key is their number
+        n_nb = neighbour_counts(position.width, position.height)
+        near = touches_revealed(position, tied)
+        keys = {c: zero_key(c) if on else n_nb[c] for c, on in zip(tied, near, strict=True)}
+    else:
+        keys = {c: zero_key(c) for c in tied}
     least = min(keys.values())
     tied = [c for c in tied if keys[c] == least]
     if far_ties and len(tied) > 1:  # the distances only when they decide something
