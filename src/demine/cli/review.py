@@ -227,7 +227,10 @@ def _table(title: str, header: list[str], body: list[list[str]]) -> None:
 
         table = Table(title=title)
         for h in header:
-            table.add_column(h, justify="left" if h in ("game", "action", "mark", "outcome") else "right")
+            left = h in ("game", "action", "mark", "outcome")
+            table.add_column(
+                h, justify="left" if left else "right", overflow="fold" if h == "game" else "ellipsis"
+            )
         for row in body:
             table.add_row(*row)
         console.print(table)
