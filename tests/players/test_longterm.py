@@ -194,3 +194,17 @@ def test_the_scan_finds_what_a_scan_of_every_cell_finds(seed: int) -> None:
         everywhere = Influence(q, a, position_system(q))
         everywhere._anchors = lambda unknown=a.unknown: list(unknown)  # type: ignore[method-assign]
         assert inf.scan() == everywhere.scan()
+
+
+def test_out_of_time_structures_count_as_never_formed() -> None:
+    import time
+
+    p = Position.from_text(PSEUDO_CHOICES[0])
+    a = analyze(p)
+    system = position_system(p)
+    assert (
+        Influence(p, a, system, deadline=time.perf_counter() + 60).pseudos()
+        == Influence(p, a, system).pseudos()
+    )
+    late = Influence(p, a, system, deadline=time.perf_counter() - 1)  # the budget is spent
+    assert late.pseudos() == [] and all(late.tally(s) == 0 for s in late.scan())

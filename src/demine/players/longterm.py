@@ -22,6 +22,7 @@ mines and safe cells added as constraints.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
@@ -67,14 +68,24 @@ class Influence:
     """Structure counts for one position (cached), its pseudo 50/50 and each cell's credit."""
 
     def __init__(
-        self, position: Position, a: Analysis, system: System, credit_weight: Fraction = CREDIT_WEIGHT
+        self,
+        position: Position,
+        a: Analysis,
+        system: System,
+        credit_weight: Fraction = CREDIT_WEIGHT,
+        deadline: float | None = None,
     ) -> None:
+        """``deadline`` (a ``time.perf_counter()`` value): a structure is counted only while the
+        time left covers the slowest count so far; past it, structures not yet counted count as
+        never formed (no credit: the risk of a cell is its plain chance of a mine)."""
         if a.solutions is None:
             raise ValueError("long-term risk needs an exact analysis")
         self.position = position
         self.a = a
         self.system = system
         self.credit_weight = credit_weight
+        self.deadline = deadline
+        self._slowest = 0.0
         # known mines: proven ones and trusted flags (a doubted flag is an unknown like any other)
         self._known = a.mines | a.known_mines
         self._tally: dict[Structure, int] = {}
@@ -188,6 +199,10 @@ class Influence:
         """Layouts in which ``s`` is formed, in one orientation (the other has as many)."""
         got = self._tally.get(s)
         if got is None:
+            started = time.perf_counter()
+            if self.deadline is not None and started + self._slowest > self.deadline:
+                self._tally[s] = 0  # out of time: counted as never formed
+                return 0
             extra = [((m,), 1, -1) for m in (*s.missing, *s.mines)] + [((c,), 0, -1) for c in s.safe]
             sys = self.system
             try:
@@ -198,6 +213,7 @@ class Influence:
                 got = a.solutions or 0
             except InconsistentPosition:
                 got = 0
+            self._slowest = max(self._slowest, time.perf_counter() - started)
             self._tally[s] = got
         return got
 

@@ -88,10 +88,10 @@ def best_move(
         influence = None
         system = system or position_system(position)
         if settings.long_term_risk and a.solutions is not None:
-            influence = Influence(position, a, system, settings.credit_weight)
+            deadline = None if limit.seconds is None else t0 + limit.seconds
+            influence = Influence(position, a, system, settings.credit_weight, deadline)
             pseudos = influence.pseudos()
             if pseudos:
-                deadline = None if limit.seconds is None else t0 + limit.seconds
                 pseudo = most_telling(position, pseudos, limit, system, deadline)
                 return _noted(position, a, BestMove(Move("reveal", pseudo), "50-50", a.p(pseudo)), hooks)
         found = sampled_endgame(position, a, settings, hooks)
