@@ -212,6 +212,33 @@ def test_limit_gives_an_approximate_but_sound_answer() -> None:
         assert 0 <= a.p(c) <= 1
 
 
+def test_the_approximation_is_the_mean_of_each_cells_constraints_exactly() -> None:
+    """Past the budget each cell's estimate is the mean of value/size over the constraints left
+    on it, and cells off the frontier share what the mine count leaves: checked against that
+    definition in Fractions (the product sums in integers, for speed)."""
+    from demine.analysis.rules import Propagator
+
+    rng = random.Random(8)
+    for _ in range(20):
+        p, _layout = random_position(rng, 16, 16, 40, max_covered=150, flag_share=0.1)
+        system = position_system(p)
+        a = analyze(p, limit=Limit(states=1))
+        assert a.approximate
+        prop = Propagator(system.constraints, system.describe, system.flag_note)
+        prop.run_all()
+        means: dict[int, list[Fraction]] = {}
+        for cells, value, _ in prop.remaining():
+            for c in cells:
+                means.setdefault(c, []).append(Fraction(value, len(cells)))
+        want = {c: sum(fs, Fraction(0)) / len(fs) for c, fs in means.items()}
+        want.update({c: Fraction(v) for c, v in prop.decided.items()})
+        off = [c for c in system.unknown if c not in want]
+        if off and system.mines_left is not None:
+            left = system.mines_left - sum(prop.decided.values()) - sum(want[c] for c in means)
+            want.update(dict.fromkeys(off, min(Fraction(1), max(Fraction(0), left / len(off)))))
+        assert {c: a.probability(c) for c in want} == want
+
+
 def test_soundness_over_real_games() -> None:
     """At every step of seeded games: no safe cell is a mine and no mine cell is safe."""
     steps = 0

@@ -32,6 +32,7 @@ number of states depends on the frontier's width, not its length.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -512,6 +513,12 @@ def _reasons(
     return out
 
 
+def _add_ratio(n1: int, d1: int, n2: int, d2: int) -> tuple[int, int]:
+    """``n1/d1 + n2/d2`` over the least common denominator (not reduced further)."""
+    d = math.lcm(d1, d2)
+    return n1 * (d // d1) + n2 * (d // d2), d
+
+
 def _approximate(system: System, t0: float, limit: Limit) -> Analysis:
     """Past the budget: what the cheap rules prove, and estimated probabilities."""
     prop = Propagator(system.constraints, system.describe, system.flag_note)
@@ -519,16 +526,29 @@ def _approximate(system: System, t0: float, limit: Limit) -> Analysis:
     decided = prop.decided
     rest = prop.remaining()
     prob: dict[int, tuple[int, int]] = {c: (v, 1) for c, v in decided.items()}
-    est: dict[int, list[Fraction]] = {}
+    # a cell's estimate is the mean of value/size over its constraints: summed in integers over
+    # the sizes' common multiple (one Fraction per distinct estimate, not several per cell: this
+    # runs after the budget is spent, on boards of thousands of cells)
+    common = math.lcm(*(len(cells) for cells, _, _ in rest)) if rest else 1
+    est: dict[int, list[int]] = {}  # per cell: [sum of value * common / size, constraints]
     for cells, value, _ in rest:
-        f = Fraction(value, len(cells))
+        share = value * (common // len(cells))
         for c in cells:
-            est.setdefault(c, []).append(f)
-    frontier_expect = Fraction(0)
-    for c, fs in est.items():
-        p = sum(fs, Fraction(0)) / len(fs)
+            acc = est.get(c)
+            if acc is None:
+                est[c] = [share, 1]
+            else:
+                acc[0] += share
+                acc[1] += 1
+    made: dict[tuple[int, int], Fraction] = {}
+    frontier_num, frontier_den = 0, 1  # the expected mines on the frontier, exactly
+    for c, (total, k) in est.items():
+        p = made.get((total, k))
+        if p is None:
+            p = made[(total, k)] = Fraction(total, common * k)
         prob[c] = (p.numerator, p.denominator)
-        frontier_expect += p
+        frontier_num, frontier_den = _add_ratio(frontier_num, frontier_den, total, common * k)
+    frontier_expect = Fraction(frontier_num, frontier_den)
     off = [c for c in system.unknown if c not in prob]
     if off:
         if system.mines_left is None:
