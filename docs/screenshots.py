@@ -2,8 +2,8 @@
 Debian's Chromium at /usr/bin/chromium).
 
 Plays intermediate, zero rule, seed 31 with the hint button (a game the hints win), taking a picture
-with hints and a flag on the way and one of the won game; then the analysis board with the
-probability overlay on a pasted position.
+with hints and a flag on the way, one of the won game and one of its review (a guess picked from
+the marks); then the analysis board with the probability overlay on a pasted position.
 """
 
 from __future__ import annotations
@@ -80,6 +80,13 @@ def main() -> None:
             pick.click()
             page.wait_for_timeout(50)
         page.screenshot(path=str(HERE / "game-won.png"))
+        page.click("#review-btn")
+        page.wait_for_selector("#review-marks button")
+        page.locator("#review-marks button").first.click()
+        page.wait_for_selector("#board .cell.rv-played")
+        page.set_viewport_size({"width": 760, "height": 1100})
+        page.screenshot(path=str(HERE / "game-review.png"), full_page=True)
+        page.set_viewport_size({"width": 760, "height": 760})
         page.click("#tab-analyse")
         page.fill("#an-text", POSITION)
         page.click("#an-load")
