@@ -248,6 +248,12 @@ def test_bad_files_are_named(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert str(bad) in capsys.readouterr().err
     assert main(["review", str(tmp_path / "missing.json")]) != 0
     assert "no such file" in capsys.readouterr().err
+    board = tmp_path / "board.json"
+    board.write_text(
+        '{"width": 9, "height": 9, "mines": 1, "rule": "safe", "start": [0, 0], "mine_cells": [[0, 5]]}'
+    )
+    assert main(["review", str(board)]) != 0
+    assert "a board without moves" in capsys.readouterr().err
     empty = tmp_path / "empty"
     empty.mkdir()
     assert main(["review", str(empty)]) != 0

@@ -79,6 +79,12 @@ def _games_in_file(path: Path) -> Iterator[ReviewedGame]:
     if isinstance(obj, dict) and "format" in obj:
         yield ReviewedGame(str(path), GameRecord.from_json(obj, source=str(path)))
         return
+    if isinstance(obj, dict) and "mine_cells" in obj:
+        raise FormatError(
+            "a board without moves (demine new --board): nothing to review; a game record has its "
+            "moves (the web game's Download record, demine bench --record-moves)",
+            source=str(path),
+        )
     found = False
     for line in parse_lines(text, str(path)):
         found = True
