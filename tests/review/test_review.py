@@ -254,6 +254,14 @@ def test_bad_files_are_named(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     )
     assert main(["review", str(board)]) != 0
     assert "a board without moves" in capsys.readouterr().err
+    # in a folder, a bad file is named and the good ones are still reviewed
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    (folder / "bad.json").write_text("{not json")
+    record(COIN, [("reveal", 0, 0), ("reveal", 2, 2)]).save(folder / "good.json")
+    assert main(["review", str(folder), "--json"]) == 1
+    out = capsys.readouterr()
+    assert json.loads(out.out)["game"] == str(folder / "good.json") and "bad.json" in out.err
     empty = tmp_path / "empty"
     empty.mkdir()
     assert main(["review", str(empty)]) != 0

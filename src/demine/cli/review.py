@@ -10,7 +10,7 @@ from typing import Any
 
 from demine.analysis import Limit
 from demine.cli import _rich_console, positive_int
-from demine.errors import DemineError, InputError
+from demine.errors import DemineError, FormatError, InputError
 from demine.review import MARKS, Review, ReviewSettings, review_game
 from demine.review.files import ReviewedGame, games_in
 
@@ -67,7 +67,8 @@ def cmd_review(ns: argparse.Namespace) -> int:
     if not ns.seconds > 0:
         raise InputError(f"--seconds must be positive, got {ns.seconds}")
     settings = ReviewSettings(limit=Limit(seconds=ns.seconds))
-    games = [g for path in ns.paths for g in games_in(path)]
+    unread: list[FormatError] = []  # files of a folder that could not be read: the rest go on
+    games = [g for path in ns.paths for g in games_in(path, unread.append)]
     jobs = [(g, settings) for g in games]
     if ns.jobs > 1 and len(jobs) > 1:
         with ProcessPoolExecutor(min(ns.jobs, len(jobs))) as pool:
@@ -88,7 +89,9 @@ def cmd_review(ns: argparse.Namespace) -> int:
         _pictures(ns, games, done)
     for name, why in failed:
         print(f"demine review: {name}: {why}", file=sys.stderr)
-    return 1 if failed else 0
+    for e in unread:
+        print(f"demine review: {e}", file=sys.stderr)
+    return 1 if failed or unread else 0
 
 
 def _pictures(ns: argparse.Namespace, games: list[ReviewedGame], done: list[tuple[str, Review]]) -> None:

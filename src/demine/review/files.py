@@ -6,7 +6,7 @@ Each game is named by its file (and line), so an error or a result says which ga
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,16 +45,24 @@ class ReviewedGame:
         return None if self.figures is None else float(self.figures["rtime"])
 
 
-def games_in(path: str | Path) -> Iterator[ReviewedGame]:
+def games_in(
+    path: str | Path, on_error: Callable[[FormatError], None] | None = None
+) -> Iterator[ReviewedGame]:
     """Every game in ``path``: a record file, or a folder searched for record files (sorted by
-    name). A file that is not a game record raises :class:`FormatError` naming it."""
+    name). A file that is not a game record raises :class:`FormatError` naming it; in a folder,
+    with ``on_error``, the error goes there instead and the other files are read."""
     p = Path(path)
     if p.is_dir():
         files = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in RECORD_SUFFIXES)
         if not files:
             raise FormatError(f"no game records ({', '.join(RECORD_SUFFIXES)}) in this folder", source=str(p))
         for f in files:
-            yield from _games_in_file(f)
+            try:
+                yield from list(_games_in_file(f))  # a file's games all, or its error
+            except FormatError as e:
+                if on_error is None:
+                    raise
+                on_error(e)
         return
     if not p.exists():
         raise FormatError("no such file or folder", source=str(p))
