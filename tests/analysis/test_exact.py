@@ -239,6 +239,30 @@ def test_the_approximation_is_the_mean_of_each_cells_constraints_exactly() -> No
         assert {c: a.probability(c) for c in want} == want
 
 
+def test_the_rules_reach_one_fixed_point_from_a_partial_run() -> None:
+    """An approximation past the budget carries on the rules the exact attempt started: the
+    fixed point (decided cells, constraints left, reasons) must be the one of a fresh run."""
+    from demine.analysis.rules import Propagator
+
+    rng = random.Random(2)
+    checked = 0
+    for _ in range(150):
+        w, h = rng.randint(5, 30), rng.randint(5, 16)
+        p, _layout = random_position(
+            rng, w, h, rng.randint(1, w * h // 4), max_covered=rng.randint(5, w * h), flag_share=0.1
+        )
+        s = position_system(p)
+        fresh = Propagator(s.constraints, s.describe, s.flag_note)
+        fresh.run_all()
+        later = Propagator(s.constraints, s.describe, s.flag_note)
+        later.run_numbers()
+        later.run_all()
+        assert later.decided == fresh.decided and later.reasons == fresh.reasons
+        assert sorted(later.remaining()) == sorted(fresh.remaining())
+        checked += bool(fresh.decided)
+    assert checked > 50
+
+
 def test_soundness_over_real_games() -> None:
     """At every step of seeded games: no safe cell is a mine and no mine cell is safe."""
     steps = 0

@@ -304,10 +304,11 @@ def solve_system(
     outcomes of one look-ahead, which differ in one component) count the others once."""
     t0 = time.perf_counter()
     limit = limit or Limit()
+    prop = Propagator(system.constraints, system.describe, system.flag_note)
     try:
-        return _solve(system, limit, density, explain, cache, t0)
+        return _solve(system, limit, density, explain, cache, t0, prop)
     except OverBudget:  # past the deadline (the ordering, a count, a convolution) or the states
-        return _approximate(system, t0, limit)
+        return _approximate(system, t0, prop)
 
 
 def _solve(
@@ -317,10 +318,11 @@ def _solve(
     explain: bool,
     cache: CountCache | None,
     t0: float,
+    prop: Propagator,
 ) -> Analysis:
-    """:func:`solve_system`'s exact count (:class:`OverBudget` past the budget)."""
+    """:func:`solve_system`'s exact count (:class:`OverBudget` past the budget), starting from the
+    system's rules in ``prop`` (which an approximation past the budget carries on)."""
     deadline = t0 + limit.seconds if limit.seconds is not None else None
-    prop = Propagator(system.constraints, system.describe, system.flag_note)
     prop.run_numbers()
     rest = prop.remaining()
     comps = components(rest)
@@ -519,9 +521,10 @@ def _add_ratio(n1: int, d1: int, n2: int, d2: int) -> tuple[int, int]:
     return n1 * (d // d1) + n2 * (d // d2), d
 
 
-def _approximate(system: System, t0: float, limit: Limit) -> Analysis:
-    """Past the budget: what the cheap rules prove, and estimated probabilities."""
-    prop = Propagator(system.constraints, system.describe, system.flag_note)
+def _approximate(system: System, t0: float, prop: Propagator) -> Analysis:
+    """Past the budget: what the cheap rules prove, and estimated probabilities. ``prop`` holds
+    the rules as far as the exact attempt ran them; they run on to their fixed point, which is
+    the same from any such start (and so are the reasons)."""
     prop.run_all()
     decided = prop.decided
     rest = prop.remaining()

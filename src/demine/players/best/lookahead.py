@@ -226,7 +226,8 @@ def look_ahead(
     if len(deep) + len(waiting) > 1:
         system = system or position_system(position)
         inner = settings.inner_candidates
-        found = _three_guesses(position, deep, system, count_cache, deadline, inner)
+        # its first step is started only if the time left covers the slowest candidate so far
+        found = _three_guesses(position, deep, system, count_cache, deadline, inner, estimate=slowest)
         # a skipped candidate safer than the winner's three-reveal value may still beat it
         # (its own safety bounds its value): it is scored now, safest first, while the budget
         # lasts (when it runs out here, the winner so far is played)
@@ -238,7 +239,7 @@ def look_ahead(
             if outs is None:
                 break
             entry = (rank_key(c, safe_c, outs), c, float(safe_c), kept)
-            later = _three_guesses(position, [entry], system, count_cache, deadline, inner, found)
+            later = _three_guesses(position, [entry], system, count_cache, deadline, inner, found, slowest)
             if later is None:
                 break
             found = later
@@ -328,23 +329,29 @@ def _survive_two(
         total, weighted = worth
         return weighted / total if total else 1.0
     st = position.states
+    ratios = a.ratios
+    cells = [c for c, nd in ratios.items() if nd[0] != nd[1] and st[c] == COVERED]
     zero_key = zero_chance_keys(position)
     n_nb = neighbour_counts(position.width, position.height)
     front: list[tuple[tuple[int, int], int, int]] = []
     off: tuple[int, int] | None = None
     off_p: tuple[int, int] | None = None
-    for c, nd in a.ratios.items():
-        if nd[0] == nd[1] or st[c] != COVERED:
-            continue
-        z = zero_key(c)
-        if z == n_nb[c]:
-            if off is None or (z, c) < off:
-                off, off_p = (z, c), nd
-        else:
-            front.append((nd, z, c))
+    for c, near in zip(cells, touches_revealed(position, cells), strict=True):
+        if near:
+            front.append((ratios[c], zero_key(c), c))
+        elif off is None or (n_nb[c], c) < off:  # off the frontier every neighbour is hidden
+            off, off_p = (n_nb[c], c), ratios[c]
     if not front and off is None:
         return 1.0  # every covered cell is a mine: won
-    front.sort(key=lambda t: (Fraction(*t[0]), t[1], t[2]))
+    made: dict[int, Fraction] = {}  # one Fraction per value object (cells of a box share one)
+
+    def value(nd: tuple[int, int]) -> Fraction:
+        f = made.get(id(nd))
+        if f is None:
+            f = made[id(nd)] = Fraction(*nd)
+        return f
+
+    front.sort(key=lambda t: (value(t[0]), t[1], t[2]))
     cands = [(1.0 - t[0][0] / t[0][1], t[2]) for t in front[:inner]]
     if off is not None and off_p is not None:
         cands.append((1.0 - off_p[0] / off_p[1], off[1]))
@@ -401,6 +408,7 @@ def _three_guesses(
     deadline: float | None,
     inner: int,
     leader: Leader | None = None,
+    estimate: float = 0.0,
 ) -> Leader | None:
     """The candidate with the best chance to survive three reveals (itself, then the best two),
     that chance and its depth-2 key; None when the budget ran out. ``deep`` holds each
@@ -408,10 +416,13 @@ def _three_guesses(
     the inner level weighs; ``leader`` is one found before, which
     a candidate of ``deep`` must beat. Values equal to within ``TIE`` are ties, won by the higher
     depth-2 key. The two-guess score bounds the three-guess one, so candidates go in depth-2 order
-    and stop once none can beat the leader."""
+    and stop once none can beat the leader. ``estimate``: the time a step is expected to take
+    before one has been timed."""
     deep = sorted(deep, key=lambda t: t[0], reverse=True)
     best = leader
-    slowest = 0.0  # the longest one outcome's next two reveals took: one is started only if that fits
+    # the longest one outcome's next two reveals took (at first ``estimate``): a step is started
+    # only if that much time is left
+    slowest = estimate
     for key, cell, safe_c, found in deep:
         best_v = -1.0 if best is None else best[1] - TIE
         if float(key[0]) < best_v:
