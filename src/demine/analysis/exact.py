@@ -296,18 +296,23 @@ def solve_system(
     density: Fraction | None = None,
     explain: bool = True,
     cache: CountCache | None = None,
+    approximate: bool = True,
 ) -> Analysis:
     """Analyse a constraint system exactly (or approximately, past ``limit``). Without
     ``explain``, an impossible system raises :class:`InconsistentPosition` without looking for
     the smallest set of numbers in conflict (the look-ahead tries many impossible numbers).
     ``cache`` keeps each component's count by its structure, so that related systems (the
-    outcomes of one look-ahead, which differ in one component) count the others once."""
+    outcomes of one look-ahead, which differ in one component) count the others once. Without
+    ``approximate``, past the limit :class:`~demine.analysis.order.OverBudget` is raised instead
+    of an approximation being made (for callers that would throw it away)."""
     t0 = time.perf_counter()
     limit = limit or Limit()
     prop = Propagator(system.constraints, system.describe, system.flag_note)
     try:
         return _solve(system, limit, density, explain, cache, t0, prop)
     except OverBudget:  # past the deadline (the ordering, a count, a convolution) or the states
+        if not approximate:
+            raise
         return _approximate(system, t0, prop)
 
 

@@ -30,6 +30,7 @@ from fractions import Fraction
 from demine.analysis import Analysis, Limit
 from demine.analysis.constraints import System
 from demine.analysis.exact import solve_system
+from demine.analysis.order import OverBudget
 from demine.engine.position import COVERED, Position
 from demine.errors import InconsistentPosition
 
@@ -209,9 +210,10 @@ class Influence:
                 a = solve_system(
                     System(sys.unknown, [*sys.constraints, *extra], sys.mines_left, sys.known_mines),
                     COUNT_LIMIT,
+                    approximate=False,
                 )
                 got = a.solutions or 0
-            except InconsistentPosition:
+            except (InconsistentPosition, OverBudget):  # never formed, or too many to count
                 got = 0
             self._slowest = max(self._slowest, time.perf_counter() - started)
             self._tally[s] = got

@@ -16,6 +16,7 @@ from fractions import Fraction
 from demine.analysis import Analysis, Limit, analyze
 from demine.analysis.constraints import System, position_system, system_after
 from demine.analysis.exact import CountCache, solve_system
+from demine.analysis.order import OverBudget
 from demine.engine.game import Move
 from demine.engine.position import COVERED, FLAG, Position
 from demine.errors import InconsistentPosition
@@ -47,13 +48,14 @@ def _outcomes(
     deadline: float | None = None,
 ) -> list[Outcome] | None:
     """For each number ``cell`` could show: the count of layouts, the analysis afterwards and the
-    position (an approximate analysis, past the budget, is kept with its count 1 so callers can
-    tell); None once ``deadline`` has passed or less time is left than the slowest outcome so far
-    took (no analysis is started that would run past it: on a big board the fallback of an
-    analysis given no time costs more than the budget left). ``system``, when
-    given, is the position's: each outcome's is derived from it, and its components' counts are
-    kept in ``cache`` (one per look-ahead). With ``deadline`` (a ``time.perf_counter()`` value),
-    each analysis may use the time left until then instead of ``limit.seconds``."""
+    position. Without ``system`` an approximate analysis, past the budget, is kept with its count
+    1 so callers can tell; with it, an outcome past the budget ends the call with None (callers
+    drop such a candidate anyway, so no approximation is made for nothing). None too once
+    ``deadline`` has passed or less time is left than the slowest outcome so far took (no analysis
+    is started that would run past it). ``system``, when given, is the position's: each
+    outcome's is derived from it, and its components' counts are kept in ``cache`` (one per
+    look-ahead). With ``deadline`` (a ``time.perf_counter()`` value), each analysis may use the
+    time left until then instead of ``limit.seconds``."""
     st = position.states
     nb = position.geometry.neighbours(cell)
     flags = sum(1 for d in nb if st[d] == FLAG)
@@ -73,9 +75,12 @@ def _outcomes(
             if system is None:
                 a = analyze(after, limit=budget)
             else:
-                a = solve_system(system_after(system, after, cell), budget, explain=False, cache=cache)
+                sys_after = system_after(system, after, cell)
+                a = solve_system(sys_after, budget, explain=False, cache=cache, approximate=False)
         except InconsistentPosition:
             continue
+        except OverBudget:  # (the callers drop a candidate with an approximate outcome anyway)
+            return None
         finally:
             slowest = max(slowest, time.perf_counter() - started)
         if a.approximate:
