@@ -35,6 +35,9 @@ from demine.players.longterm import Influence
 RankKey = tuple[Fraction, int, Fraction, int, int]
 #: The deeper ranking's winner so far: its cell, its chance to survive three reveals, its depth-2 key
 Leader = tuple[int, float, RankKey]
+#: A step of the look-ahead is started only if the time left is this many times the slowest such
+#: step so far: a step's time varies (more on a loaded machine, where the process waits for a core).
+SLACK = 1.5
 #: One number a candidate could show: its count of layouts, the analysis and the position after.
 Outcome = tuple[int, Analysis, Position]
 
@@ -68,7 +71,7 @@ def _outcomes(
         started = time.perf_counter()
         if deadline is not None:
             left = deadline - started
-            if left <= slowest:
+            if left <= SLACK * slowest:
                 return None
             budget = Limit(seconds=left, states=limit.states)
         try:
@@ -198,7 +201,7 @@ def look_ahead(
     slowest = 0.0  # the longest a candidate has taken: one is started only if that much is left
     for c in candidates:
         started = time.perf_counter()
-        if deadline is not None and started + slowest > deadline:
+        if deadline is not None and started + SLACK * slowest > deadline:
             break
         safe_c = safety[c] if c in safety else 1 - prob[c]
         # (nothing is pruned while a hook records every candidate)
@@ -443,7 +446,7 @@ def _three_guesses(
         for n, (_, o, after) in zip(weights, found, strict=True):
             rest -= n * _survive_one(o)
             started = time.perf_counter()
-            if deadline is not None and started + slowest > deadline:
+            if deadline is not None and started + SLACK * slowest > deadline:
                 return None
             try:
                 sys2 = system_after(system, after, cell)
@@ -480,7 +483,7 @@ def most_telling(
     slowest = 0.0  # as in the look-ahead: a cell is started only if its like still fits
     for c in cells:
         started = time.perf_counter()
-        if deadline is not None and started + slowest > deadline:
+        if deadline is not None and started + SLACK * slowest > deadline:
             break
         outs = _outcomes_pruned(position, c, limit, Fraction(1), None, system, cache, deadline)
         slowest = max(slowest, time.perf_counter() - started)
