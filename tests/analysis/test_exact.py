@@ -462,3 +462,23 @@ def test_a_spent_budget_stops_the_ordering_and_the_convolutions_too() -> None:
     assert analyze(wide, limit=Limit(seconds=0.0)).approximate
     many = _grid_of_ones(100, 100, 2, 3, 1200)
     assert analyze(many, limit=Limit(seconds=0.0)).approximate
+
+
+def test_a_step_is_started_only_if_slack_times_the_slowest_fits(monkeypatch: pytest.MonkeyPatch) -> None:
+    from types import SimpleNamespace
+
+    from demine.analysis import result as result_module
+    from demine.analysis.result import Pace
+
+    now = [0.0]
+    monkeypatch.setattr(result_module, "time", SimpleNamespace(perf_counter=lambda: now[0]))
+    pace = Pace(deadline=10.0, slack=1.5)
+    assert pace.fits()  # nothing timed yet
+    now[0] = 2.0
+    pace.done()  # a step of 2 s
+    now[0] = 7.0
+    assert pace.fits()  # 3 s left covers 1.5 x 2 s
+    now[0] = 7.5
+    assert not pace.fits()  # 2.5 s left does not
+    assert Pace(deadline=None).fits()  # no deadline: every step fits
+    assert not Pace(deadline=10.0, estimate=4.0).fits()  # the estimate stands in for the first step

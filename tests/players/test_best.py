@@ -485,11 +485,13 @@ def test_a_slow_analysis_does_not_drop_its_candidate_while_the_budget_lasts(
     # search's clock is stopped, so the test does not depend on how fast the machine is.
     from types import SimpleNamespace
 
+    from demine.analysis import result as result_module
     from demine.players.best import play as play_module
 
     stopped = SimpleNamespace(perf_counter=lambda: 0.0)
     monkeypatch.setattr(lookahead_module, "time", stopped)
     monkeypatch.setattr(play_module, "time", stopped)
+    monkeypatch.setattr(result_module, "time", stopped)  # the look-ahead's Pace
     real = lookahead_module.solve_system
     need = 0.15
 

@@ -1,8 +1,9 @@
-"""The result types of an analysis: :class:`Analysis`, :class:`Reason`, and the budget
-:class:`Limit`."""
+"""The result types of an analysis: :class:`Analysis`, :class:`Reason`, the budget
+:class:`Limit`, and :class:`Pace` for searches that share one deadline."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -25,6 +26,40 @@ class Limit:
     states: int = 2_000_000
     """The most partial states the counter may store for one component (bounds memory: a few
     hundred bytes each)."""
+
+
+class Pace:
+    """The steps of one search under a deadline (a ``time.perf_counter()`` value): a step is
+    started only if the time left covers ``slack`` times the slowest step so far (``estimate``
+    before one is timed), so the search stops before a step that would run past the deadline.
+    Without a deadline every step fits::
+
+        pace = Pace(deadline)
+        for step in steps:
+            if not pace.fits():
+                break
+            ...  # the step
+            pace.done()
+    """
+
+    __slots__ = ("deadline", "slack", "slowest", "started")
+
+    def __init__(self, deadline: float | None, slack: float = 1.0, estimate: float = 0.0) -> None:
+        self.deadline = deadline
+        self.slack = slack
+        self.slowest = estimate
+        """The longest step so far."""
+        self.started = 0.0
+        """When the step asked about last began."""
+
+    def fits(self) -> bool:
+        """Whether a step begun now fits in the time left (and its clock starts)."""
+        self.started = time.perf_counter()
+        return self.deadline is None or self.started + self.slack * self.slowest <= self.deadline
+
+    def done(self) -> None:
+        """The step begun at the last :meth:`fits` is over: its time counts."""
+        self.slowest = max(self.slowest, time.perf_counter() - self.started)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,11 +103,20 @@ class Analysis:
     _reasons_fn: Callable[[], dict[int, Reason]] | None = field(default=None, repr=False)
     _reasons: dict[int, Reason] | None = field(default=None, repr=False)
     _min: Fraction | None = field(default=None, repr=False)
+    _fractions: dict[int, tuple[tuple[int, int], Fraction]] = field(default_factory=dict, repr=False)
 
     def probability(self, cell: int) -> Fraction:
-        """The chance that ``cell`` holds a mine, exactly."""
-        num, den = self._prob[cell]
-        return Fraction(num, den)
+        """The chance that ``cell`` holds a mine, exactly. One ``Fraction`` per value, found by
+        the identity of its ``(numerator, denominator)`` (the cells of a box share one; hashing
+        counts of hundreds of digits cell after cell is slow on a big board); the entry keeps
+        that pair and is used only for the very same object."""
+        nd = self._prob[cell]
+        got = self._fractions.get(id(nd))
+        if got is not None and got[0] is nd:
+            return got[1]
+        f = Fraction(*nd)
+        self._fractions[id(nd)] = (nd, f)
+        return f
 
     def p(self, cell: int) -> float:
         """The chance that ``cell`` holds a mine, as a float."""

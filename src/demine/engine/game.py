@@ -238,13 +238,9 @@ class Game:
         self.moves.append(Move("flag", cell))
         return self._visible[cell] == FLAG
 
-    def chord(self, cell: int) -> list[int]:
-        """Open the unflagged neighbours of an open number whose flag count equals it.
-
-        As in Windows, a wrong flag makes the chord open a mine and lose (or use a life). A number
-        whose flags do not match, or a covered cell, is left alone (returns ``[]``).
-        """
-        self._playable(cell)
+    def chord_targets(self, cell: int) -> list[int]:
+        """The cells a chord on ``cell`` would open now: the covered neighbours of an open number
+        whose flag count equals it (none otherwise)."""
         v = self._visible[cell]
         if v >= COVERED or self._mine is None:
             return []
@@ -252,9 +248,19 @@ class Game:
         vis = self._visible
         if sum(1 for d in nb if vis[d] == FLAG) != v:
             return []
-        targets = [d for d in nb if vis[d] == COVERED]
+        return [d for d in nb if vis[d] == COVERED]
+
+    def chord(self, cell: int) -> list[int]:
+        """Open the unflagged neighbours of an open number whose flag count equals it.
+
+        As in Windows, a wrong flag makes the chord open a mine and lose (or use a life). A number
+        whose flags do not match, or a covered cell, is left alone (returns ``[]``).
+        """
+        self._playable(cell)
+        targets = self.chord_targets(cell)
         if not targets:
             return []
+        vis = self._visible
         self.moves.append(Move("chord", cell))
         opened: list[int] = []
         for d in targets:

@@ -22,7 +22,6 @@ mines and safe cells added as constraints.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
@@ -31,6 +30,7 @@ from demine.analysis import Analysis, Limit
 from demine.analysis.constraints import System
 from demine.analysis.exact import solve_system
 from demine.analysis.order import OverBudget
+from demine.analysis.result import Pace
 from demine.engine.position import COVERED, Position
 from demine.errors import InconsistentPosition
 
@@ -85,8 +85,7 @@ class Influence:
         self.a = a
         self.system = system
         self.credit_weight = credit_weight
-        self.deadline = deadline
-        self._slowest = 0.0
+        self._pace = Pace(deadline)
         # known mines: proven ones and trusted flags (a doubted flag is an unknown like any other)
         self._known = a.mines | a.known_mines
         self._tally: dict[Structure, int] = {}
@@ -200,8 +199,7 @@ class Influence:
         """Layouts in which ``s`` is formed, in one orientation (the other has as many)."""
         got = self._tally.get(s)
         if got is None:
-            started = time.perf_counter()
-            if self.deadline is not None and started + self._slowest > self.deadline:
+            if not self._pace.fits():
                 self._tally[s] = 0  # out of time: counted as never formed
                 return 0
             extra = [((m,), 1, -1) for m in (*s.missing, *s.mines)] + [((c,), 0, -1) for c in s.safe]
@@ -215,7 +213,7 @@ class Influence:
                 got = a.solutions or 0
             except (InconsistentPosition, OverBudget):  # never formed, or too many to count
                 got = 0
-            self._slowest = max(self._slowest, time.perf_counter() - started)
+            self._pace.done()
             self._tally[s] = got
         return got
 

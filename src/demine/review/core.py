@@ -51,6 +51,8 @@ MARKS = (
     "wrong flag",
     "no effect",
 )
+#: The marks of a guess: a reveal or chord that was not forced (the first click aside).
+GUESS_MARKS = ("best guess", "inaccuracy", "mistake", "blunder", "needless guess")
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +214,7 @@ class Review:
     def summary(self) -> dict[str, Any]:
         """The totals, as plain values."""
         exact = [d for d in self.guesses if d.exact]
+        think = self.thinking()
         return {
             "outcome": self.outcome,
             "board": f"{self.width}x{self.height}/{self.mines}",
@@ -229,31 +232,13 @@ class Review:
             "ioe": self.ioe,
             "seconds": self.seconds,
             "bbbv_per_second": self.bbbv_per_second,
-            "seconds_before_guess": self.thinking()["guess"],
-            "seconds_before_forced": self.thinking()["forced"],
+            "seconds_before_guess": think["guess"],
+            "seconds_before_forced": think["forced"],
         }
 
     def to_json(self) -> dict[str, Any]:
         """The whole review as JSON-ready values."""
         return {"summary": self.summary(), "decisions": [asdict(d) for d in self.decisions]}
-
-
-GUESS_MARKS = ("best guess", "inaccuracy", "mistake", "blunder", "needless guess")
-
-
-def _rc(width: int, cell: int) -> tuple[int, int]:
-    return divmod(cell, width)
-
-
-def _chord_targets(p: Position, cell: int) -> list[int]:
-    """The cells a chord on ``cell`` opens in ``p`` (none when it would do nothing)."""
-    v = p.states[cell]
-    if not 0 < v <= 8:
-        return []
-    nb = p.geometry.neighbours(cell)
-    if sum(1 for d in nb if p.states[d] == FLAG) != v:
-        return []
-    return [d for d in nb if p.states[d] == COVERED]
 
 
 class _Reviewer:
@@ -288,7 +273,7 @@ class _Reviewer:
             for c in self.hit:
                 st[c] = FLAG
             seen = Position(seen.width, seen.height, bytes(st), seen.mines)
-        row, col = _rc(g.width, move.cell)
+        row, col = g.geometry.rowcol(move.cell)
         d = Decision(k, move.kind, row, col, "no effect")
         if move.kind == "flag":
             if p.states[move.cell] == COVERED and move.cell not in self.mines:
@@ -299,15 +284,13 @@ class _Reviewer:
             d.mark = "first click"
             d.mine_probability = 0.0 if self.record.board.rule != "none" else g.mines / (g.width * g.height)
             return d
-        targets = [move.cell] if move.kind == "reveal" else _chord_targets(p, move.cell)
+        targets = [move.cell] if move.kind == "reveal" else g.chord_targets(move.cell)
         targets = [c for c in targets if p.states[c] == COVERED]
         if not targets:
             return d
-        if all(c in self.safe for c in targets):
-            d.mark, d.mine_probability = "forced", 0.0
-            return d
-        a = self.analyse(seen)
-        if all(c in self.safe for c in targets):
+        # proofs made earlier still hold: an analysis only when they do not settle the move
+        a = None if all(c in self.safe for c in targets) else self.analyse(seen)
+        if a is None or all(c in self.safe for c in targets):
             d.mark, d.mine_probability = "forced", 0.0
             return d
         d.approximate_analysis = a.approximate
@@ -339,7 +322,7 @@ class _Reviewer:
             d.win_played = search.value(targets[0], full, n)
             found = search.best_move()
             if found is not None:
-                d.best = _rc(seen.width, found[0])
+                d.best = seen.geometry.rowcol(found[0])
                 d.best_mine_probability = a.p(found[0])
             d.lost = max(0.0, d.win_best - d.win_played)
             d.kept = d.win_played / d.win_best if d.win_best > 0 else 1.0
@@ -348,10 +331,10 @@ class _Reviewer:
             d.exact = False
             if live_safe:
                 c = min(live_safe)
-                d.best, d.best_mine_probability = _rc(seen.width, c), 0.0
+                d.best, d.best_mine_probability = seen.geometry.rowcol(c), 0.0
             else:
                 bm = best_move(seen, s.limit, analysis=a)
-                d.best, d.best_mine_probability = _rc(seen.width, bm.move.cell), bm.mine_probability
+                d.best, d.best_mine_probability = seen.geometry.rowcol(bm.move.cell), bm.mine_probability
                 if bm.move.cell in targets:
                     d.best_mine_probability = d.mine_probability or 0.0
             # the estimate: the chance of surviving this click given up against the engine's pick

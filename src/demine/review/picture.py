@@ -8,7 +8,7 @@ from pathlib import Path
 from demine.engine.formats import GameRecord
 from demine.errors import DemineError, InputError
 from demine.render import render_svg
-from demine.review.core import Review
+from demine.review.core import GUESS_MARKS, Review
 
 #: Colours of the marks in the graph (and the page).
 MARK_COLOURS = {
@@ -30,7 +30,7 @@ def curves(review: Review) -> tuple[list[float], list[float], list[float]]:
     k, s = 1.0, 1.0
     for d in review.decisions:
         k *= d.kept
-        if d.mark in ("best guess", "inaccuracy", "mistake", "blunder", "needless guess"):
+        if d.mark in GUESS_MARKS:
             s *= 1.0 - (d.mine_probability or 0.0)
         kept.append(k)
         luck.append(s)

@@ -96,9 +96,9 @@ class Service:
         self._cache_lock = threading.Lock()
         self.workers = workers
         lim = self.limits
-        self.quick = Lane("quick", workers, lim.heavy_running, lim.heavy_queue)
+        self.quick = Lane(workers, lim.heavy_running, lim.heavy_queue)
         self.slow = Lane(
-            "slow", 1 if workers else 0, lim.slow_running, lim.heavy_queue,
+            1 if workers else 0, lim.slow_running, lim.heavy_queue,
             nice=10, in_thread=True, per_client=lim.heavy_per_client,
         )  # fmt: skip
 

@@ -147,6 +147,10 @@ class Store:
     another database gives its connection (:meth:`_connection`, :meth:`_transaction`) and what
     differs: how it opens, measures its size and gives space back."""
 
+    #: What locks a row read in a transaction until it ends (none in SQLite: ``BEGIN IMMEDIATE``
+    #: locks the whole file, see :meth:`_transaction`).
+    ROW_LOCK = ""
+
     def __init__(self, path: str | Path = ":memory:") -> None:
         self.path = str(path)
         self._lock = threading.Lock()
@@ -300,8 +304,9 @@ class Store:
             return self._moves_count(db, game_id)
 
     def _moves_count(self, db: Db, game_id: str, lock: bool = False) -> int | None:
-        """``lock``: the row stays locked to the end of the transaction (where rows are locked)."""
-        row = db.execute("SELECT moves_count, moves FROM games WHERE id = ?", (game_id,)).fetchone()
+        """``lock``: the row stays locked to the end of the transaction (:attr:`ROW_LOCK`)."""
+        sql = "SELECT moves_count, moves FROM games WHERE id = ?" + (self.ROW_LOCK if lock else "")
+        row = db.execute(sql, (game_id,)).fetchone()
         if row is None:
             return None
         if row[0] is not None:

@@ -52,6 +52,8 @@ class PostgresStore(Store):
     """Games on a PostgreSQL server, at a ``postgresql://user:password@host:port/database``
     address; safe from many threads (a pool of up to ``connections`` connections) and processes."""
 
+    ROW_LOCK = " FOR UPDATE"
+
     def __init__(self, url: str, connections: int = 4) -> None:
         self._connections = connections
         super().__init__(url)
@@ -91,14 +93,9 @@ class PostgresStore(Store):
 
     @contextmanager
     def _transaction(self, lock_for: str | None = None) -> Iterator[Db]:
-        # the lock on the game's row is taken by _moves_count(lock=True), the transaction's first read
+        # the lock on the game's row is taken by _moves_count(lock=True) (ROW_LOCK), the first read
         with self._pool.connection() as conn, conn.transaction():
             yield _Pg(conn)
-
-    def _moves_count(self, db: Db, game_id: str, lock: bool = False) -> int | None:
-        sql = "SELECT moves_count FROM games WHERE id = ?" + (" FOR UPDATE" if lock else "")
-        row = db.execute(sql, (game_id,)).fetchone()
-        return None if row is None else int(row[0])
 
     def size(self) -> int:
         """The bytes of the games stored (their rows; what the tables hold after ``VACUUM FULL``,

@@ -58,7 +58,6 @@ class Lane:
 
     def __init__(
         self,
-        name: str,
         processes: int,
         running: int,
         queue: int,
@@ -67,7 +66,7 @@ class Lane:
         in_thread: bool = False,
         per_client: int | None = None,
     ) -> None:
-        self.name, self.processes, self.nice = name, processes, nice
+        self.processes, self.nice = processes, nice
         self.in_thread, self.per_client, self.queue = in_thread, per_client, queue
         self._running = asyncio.Semaphore(running)
         self._waiting = 0

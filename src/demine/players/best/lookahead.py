@@ -17,6 +17,7 @@ from demine.analysis import Analysis, Limit, analyze
 from demine.analysis.constraints import System, position_system, system_after
 from demine.analysis.exact import CountCache, solve_system
 from demine.analysis.order import OverBudget
+from demine.analysis.result import Pace
 from demine.engine.game import Move
 from demine.engine.position import COVERED, FLAG, Position
 from demine.errors import InconsistentPosition
@@ -36,7 +37,8 @@ RankKey = tuple[Fraction, int, Fraction, int, int]
 #: The deeper ranking's winner so far: its cell, its chance to survive three reveals, its depth-2 key
 Leader = tuple[int, float, RankKey]
 #: A step of the look-ahead is started only if the time left is this many times the slowest such
-#: step so far: a step's time varies (more on a loaded machine, where the process waits for a core).
+#: step so far (:class:`~demine.analysis.result.Pace`): a step's time varies (more on a loaded
+#: machine, where the process waits for a core).
 SLACK = 1.5
 #: One number a candidate could show: its count of layouts, the analysis and the position after.
 Outcome = tuple[int, Analysis, Position]
@@ -53,8 +55,8 @@ def _outcomes(
     """For each number ``cell`` could show: the count of layouts, the analysis afterwards and the
     position. Without ``system`` an approximate analysis, past the budget, is kept with its count
     1 so callers can tell; with it, an outcome past the budget ends the call with None (callers
-    drop such a candidate anyway, so no approximation is made for nothing). None too once
-    ``deadline`` has passed or less time is left than the slowest outcome so far took (no analysis
+    drop such a candidate anyway, so no approximation is made for nothing). None too once less
+    time is left before ``deadline`` than ``SLACK`` times the slowest outcome so far (no analysis
     is started that would run past it). ``system``, when given, is the position's: each
     outcome's is derived from it, and its components' counts are kept in ``cache`` (one per
     look-ahead). With ``deadline`` (a ``time.perf_counter()`` value), each analysis may use the
@@ -64,16 +66,14 @@ def _outcomes(
     flags = sum(1 for d in nb if st[d] == FLAG)
     covered = sum(1 for d in nb if st[d] == COVERED)
     out = []
-    slowest = 0.0  # the longest an outcome has taken: the next is started only if that much is left
+    pace = Pace(deadline, SLACK)
     for v in range(flags, flags + covered + 1):
         after = position.with_state(cell, v)
         budget = limit
-        started = time.perf_counter()
+        if not pace.fits():
+            return None
         if deadline is not None:
-            left = deadline - started
-            if left <= SLACK * slowest:
-                return None
-            budget = Limit(seconds=left, states=limit.states)
+            budget = Limit(seconds=deadline - pace.started, states=limit.states)
         try:
             if system is None:
                 a = analyze(after, limit=budget)
@@ -85,7 +85,7 @@ def _outcomes(
         except OverBudget:  # (the callers drop a candidate with an approximate outcome anyway)
             return None
         finally:
-            slowest = max(slowest, time.perf_counter() - started)
+            pace.done()
         if a.approximate:
             out.append((1, a, after))
         elif a.solutions:
@@ -131,19 +131,9 @@ def look_ahead(
     covered = [c for c in a.unknown if position.states[c] == COVERED]
     if not covered:
         return None
-    # per value of a probability, keyed by the identity of its (numerator, denominator): the cells
-    # of a box share one, and hashing tuples of counts with hundreds of digits cell after cell is
-    # slow on a big board (the analysis holds every one, so an identity is not reused meanwhile)
-    cache: dict[int, Fraction] = {}
     ratios = a.ratios
+    prob_of = a.probability
     depth3 = settings.depth >= 3
-
-    def prob_of(c: int) -> Fraction:
-        nd = ratios[c]
-        f = cache.get(id(nd))
-        if f is None:
-            f = cache[id(nd)] = Fraction(*nd)
-        return f
 
     best_p = a.min_probability()
     floor = (1 - best_p) * Fraction(settings.candidate_share)
@@ -151,7 +141,7 @@ def look_ahead(
     # the cells safe enough to weigh (integer tests, one per probability: this visits every
     # covered cell), then on the frontier or off it
     fn, fd = floor.numerator, floor.denominator
-    passes: dict[int, bool] = {}  # by the identity of the value, as in prob_of
+    passes: dict[int, bool] = {}  # by the identity of the value, as a.probability keeps them
     ok_cells: list[int] = []
     for c in covered:
         nd = ratios[c]
@@ -198,10 +188,9 @@ def look_ahead(
 
     # with depth 3: the candidates skipped for their safety, and that safety
     waiting: list[tuple[int, Fraction]] = []
-    slowest = 0.0  # the longest a candidate has taken: one is started only if that much is left
+    pace = Pace(deadline, SLACK)  # a candidate is started only if the slowest one so far fits
     for c in candidates:
-        started = time.perf_counter()
-        if deadline is not None and started + SLACK * slowest > deadline:
+        if not pace.fits():
             break
         safe_c = safety[c] if c in safety else 1 - prob[c]
         # (nothing is pruned while a hook records every candidate)
@@ -218,7 +207,7 @@ def look_ahead(
             beat = None
         kept: list[Outcome] | None = [] if depth3 else None
         outs = _outcomes_pruned(position, c, limit, safe_c, beat, system, count_cache, deadline, kept)
-        slowest = max(slowest, time.perf_counter() - started)
+        pace.done()
         if outs is None:
             continue
         key = rank_key(c, safe_c, outs)
@@ -235,7 +224,7 @@ def look_ahead(
         system = system or position_system(position)
         inner = settings.inner_candidates
         # its first step is started only if the time left covers the slowest candidate so far
-        found = _three_guesses(position, deep, system, count_cache, deadline, inner, estimate=slowest)
+        found = _three_guesses(position, deep, system, count_cache, deadline, inner, estimate=pace.slowest)
         # a skipped candidate safer than the winner's three-reveal value may still beat it
         # (its own safety bounds its value): it is scored now, safest first, while the budget
         # lasts (when it runs out here, the winner so far is played)
@@ -247,7 +236,9 @@ def look_ahead(
             if outs is None:
                 break
             entry = (rank_key(c, safe_c, outs), c, float(safe_c), kept)
-            later = _three_guesses(position, [entry], system, count_cache, deadline, inner, found, slowest)
+            later = _three_guesses(
+                position, [entry], system, count_cache, deadline, inner, found, pace.slowest
+            )
             if later is None:
                 break
             found = later
@@ -351,15 +342,7 @@ def _survive_two(
             off, off_p = (n_nb[c], c), ratios[c]
     if not front and off is None:
         return 1.0  # every covered cell is a mine: won
-    made: dict[int, Fraction] = {}  # one Fraction per value object (cells of a box share one)
-
-    def value(nd: tuple[int, int]) -> Fraction:
-        f = made.get(id(nd))
-        if f is None:
-            f = made[id(nd)] = Fraction(*nd)
-        return f
-
-    front.sort(key=lambda t: (value(t[0]), t[1], t[2]))
+    front.sort(key=lambda t: (a.probability(t[2]), t[1], t[2]))
     cands = [(1.0 - t[0][0] / t[0][1], t[2]) for t in front[:inner]]
     if off is not None and off_p is not None:
         cands.append((1.0 - off_p[0] / off_p[1], off[1]))
@@ -428,9 +411,8 @@ def _three_guesses(
     before one has been timed."""
     deep = sorted(deep, key=lambda t: t[0], reverse=True)
     best = leader
-    # the longest one outcome's next two reveals took (at first ``estimate``): a step is started
-    # only if that much time is left
-    slowest = estimate
+    # one outcome's next two reveals are a step: started only if the slowest so far fits
+    pace = Pace(deadline, SLACK, estimate)
     for key, cell, safe_c, found in deep:
         best_v = -1.0 if best is None else best[1] - TIE
         if float(key[0]) < best_v:
@@ -445,15 +427,14 @@ def _three_guesses(
         pruned = False
         for n, (_, o, after) in zip(weights, found, strict=True):
             rest -= n * _survive_one(o)
-            started = time.perf_counter()
-            if deadline is not None and started + SLACK * slowest > deadline:
+            if not pace.fits():
                 return None
             try:
                 sys2 = system_after(system, after, cell)
             except InconsistentPosition:
                 continue
             v2 = _survive_two(after, o, sys2, cache, deadline, inner)
-            slowest = max(slowest, time.perf_counter() - started)
+            pace.done()
             if v2 is None:
                 return None
             acc += n * v2
@@ -480,13 +461,12 @@ def most_telling(
         return cells[0]
     cache: CountCache = {}
     best_cell, best_value = cells[0], Fraction(-1)
-    slowest = 0.0  # as in the look-ahead: a cell is started only if its like still fits
+    pace = Pace(deadline, SLACK)  # as in the look-ahead: a cell is started only if its like fits
     for c in cells:
-        started = time.perf_counter()
-        if deadline is not None and started + SLACK * slowest > deadline:
+        if not pace.fits():
             break
         outs = _outcomes_pruned(position, c, limit, Fraction(1), None, system, cache, deadline)
-        slowest = max(slowest, time.perf_counter() - started)
+        pace.done()
         if outs is None:
             continue
         total, weighted, _ = outs
