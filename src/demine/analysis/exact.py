@@ -75,7 +75,9 @@ def _width(comp: Component, deadline: float | None = None) -> int:
 
 
 @dataclass(slots=True)
-class _Counted:
+class Counted:
+    """One component counted (:func:`count_component`): what :func:`marginals` walks back."""
+
     comp: Component
     order: list[int]
     steps: list[Step]
@@ -141,23 +143,25 @@ def _plan(comp: Component, order: list[int]) -> tuple[list[Step], int, int]:
 def layouts_by_mines(comp: Component) -> list[int]:
     """A component's count of local layouts by their number of mines (item ``m``: the layouts
     with ``m`` mines), without a budget."""
-    return list(_count(comp, comp.cells, None, 1 << 62).W)
+    return list(count_component(comp, comp.cells, None, 1 << 62).W)
 
 
 def _count_cached(
     comp: Component, max_mines: int, deadline: float | None, state_cap: int, cache: CountCache
-) -> _Counted:
-    """:func:`_count`, or the count of an identical component (same boxes, constraints and
+) -> Counted:
+    """:func:`count_component`, or the count of an identical component (same boxes, constraints and
     values) made earlier."""
     key = (tuple(comp.boxes), tuple(map(tuple, comp.box_cons)), tuple(comp.cons_value), max_mines)
     got = cache.get(key)
     if got is None:
-        got = cache[key] = _count(comp, max_mines, deadline, state_cap)
+        got = cache[key] = count_component(comp, max_mines, deadline, state_cap)
     return got
 
 
-def _count(comp: Component, max_mines: int, deadline: float | None, state_cap: int) -> _Counted:
-    """The forward pass: the states after each step, and W[t]."""
+def count_component(comp: Component, max_mines: int, deadline: float | None, state_cap: int) -> Counted:
+    """The forward pass over one component: the states after each step, and ``W[t]`` (its
+    layouts with ``t`` mines), at most ``max_mines`` mines; :class:`OverBudget` past ``deadline``
+    or ``state_cap`` stored states."""
     order = elimination_order(comp, deadline)
     steps, shift_m, bits = _plan(comp, order)
     mask = (1 << bits) - 1
@@ -196,10 +200,10 @@ def _count(comp: Component, max_mines: int, deadline: float | None, state_cap: i
     for key, w in F.items():
         W[key >> shift_m] += w
     layers.append(F)
-    return _Counted(comp, order, steps, layers, shift_m, mask, W)
+    return Counted(comp, order, steps, layers, shift_m, mask, W)
 
 
-def _marginals(cnt: _Counted, R: list[int]) -> tuple[list[int], int]:
+def marginals(cnt: Counted, R: list[int]) -> tuple[list[int], int]:
     """The backward pass: for each box, the weighted mine count over all layouts, where a layout
     with ``t`` mines in this component weighs ``R[t]``; and the total weight."""
     shift_m = cnt.shift_m
@@ -215,7 +219,7 @@ def _marginals(cnt: _Counted, R: list[int]) -> tuple[list[int], int]:
         H: dict[int, int] = {}
         num = 0
         for key, w in cnt.layers[j].items():
-            # the same bounds on k as in _count (inline on purpose: this is the hot loop, and a
+            # the same bounds on k as in count_component (inline on purpose: this is the hot loop, and a
             # call per state would cost more than the count itself on small positions)
             lo = 0
             hi = s
@@ -287,7 +291,7 @@ def _convolve(a: list[int], b: list[int], deadline: float | None = None) -> list
 
 
 #: Counts of components, kept by a caller across related systems (see :func:`solve_system`).
-CountCache = dict[tuple[object, ...], _Counted]
+CountCache = dict[tuple[object, ...], Counted]
 
 
 def solve_system(
@@ -357,7 +361,7 @@ def _solve(
     max_mines = L if L is not None else len(in_frontier)
     comps.sort(key=lambda c: c.cells)
     if cache is None:
-        counted = [_count(c, max_mines, deadline, limit.states) for c in comps]
+        counted = [count_component(c, max_mines, deadline, limit.states) for c in comps]
     else:
         counted = [_count_cached(c, max_mines, deadline, limit.states, cache) for c in comps]
     for cnt in counted:
@@ -387,7 +391,7 @@ def _solve(
         for cnt in counted:
             n = cnt.comp.cells
             R = [a**t * (d - a) ** (n - t) for t in range(n + 1)]
-            M, Z = _marginals(cnt, R)
+            M, Z = marginals(cnt, R)
             solutions *= sum(cnt.W)
             for b, cells in enumerate(cnt.comp.boxes):
                 assign(cells, (M[b], len(cells) * Z))
@@ -421,7 +425,7 @@ def _solve(
                     if o:
                         acc += o * weight(L - t - u)
                 R[t] = acc
-            M, Zc = _marginals(cnt, R)
+            M, Zc = marginals(cnt, R)
             assert Zc == Z, (Zc, Z)
             for b, cells in enumerate(cnt.comp.boxes):
                 assign(cells, (M[b], len(cells) * Z))
@@ -448,7 +452,7 @@ def _solve(
 
 
 def _feasible(comp: Component, max_mines: int) -> bool:
-    return any(_count(comp, max_mines, None, 1 << 62).W)
+    return any(count_component(comp, max_mines, None, 1 << 62).W)
 
 
 def _sub_component(comp: Component, keep: list[int]) -> Component:
@@ -511,8 +515,8 @@ def _reasons(
         if not mine:
             continue
         # forced inside the component whatever its mine total?
-        cnt = _count(comp, comp.cells, None, 1 << 62)
-        M, Z = _marginals(cnt, [1] * len(cnt.W))
+        cnt = count_component(comp, comp.cells, None, 1 << 62)
+        M, Z = marginals(cnt, [1] * len(cnt.W))
         labels = tuple(sorted(comp.cons_label))
         for b, box in enumerate(comp.boxes):
             local_forced = M[b] == 0 or M[b] == len(box) * Z

@@ -13,9 +13,11 @@ cell is proven safe, until every safe cell is open. What "proven" means is the c
 Two ways to draw one (``mode``):
 
 - ``uniform``: rejection sampling. Layouts are drawn uniformly among those the first-click rule
-  allows, each is played by deduction alone from the first click, and the first that is won is
-  returned: every guess-free layout for that board, rule and first click is equally likely. A
-  layout is rejected as soon as deduction stalls, so most cost a fraction of a game.
+  allows, each is played by deduction alone from the first click
+  (:class:`~demine.analysis.certify.Certifier`), and the first that is won is returned: every
+  guess-free layout for that board, rule and first click is equally likely. A layout with a
+  *twin* (a mine and a safe cell no number can tell apart) is rejected before any play, the rest
+  as soon as deduction stalls.
 - ``dense``: for densities where guess-free layouts are too rare to draw. A layout is repaired:
   where deduction stalls, a mine next to the stall is moved to a covered cell away from it
   (outside the first click's area), and deduction starts again, until the board is won. Then a
@@ -43,23 +45,18 @@ import time
 from dataclasses import dataclass
 from typing import Literal
 
+from demine.analysis.certify import CERTIFICATES, CERTIFY_LIMIT, OPEN, Certificate, certifier, count_may_help
 from demine.analysis.local import LocalEngine
 from demine.analysis.result import Limit
 from demine.engine.game import Game
-from demine.engine.grid import Geometry, check_mines, geometry, mine_cells_allowed
-from demine.engine.position import COVERED
+from demine.engine.grid import check_mines, geometry, mine_cells_allowed
 from demine.errors import DemineError, InconsistentPosition, InputError
 
-Certificate = Literal["complete", "local"]
 Mode = Literal["uniform", "dense", "auto"]
-CERTIFICATES: tuple[Certificate, ...] = ("complete", "local")
 MODES: tuple[Mode, ...] = ("uniform", "dense", "auto")
 
 #: The default budget of one generation.
 GENERATE_LIMIT = Limit(seconds=10.0)
-#: The exact counts a certificate makes are bounded by states, never by time, so the same layout
-#: gets the same verdict on any machine (a component past it is not counted: nothing proven there).
-CERTIFY_LIMIT = Limit(seconds=None, states=200_000)
 #: Under ``auto``, how many layouts ``uniform`` may draw before ``dense`` takes over (a count, not a
 #: time, so that the same seed gives the same board on any machine).
 AUTO_UNIFORM_ATTEMPTS = 200
@@ -105,20 +102,25 @@ class NoGuessBoard:
 def solve_by_deduction(game: Game, certificate: Certificate = "complete") -> bool:
     """Play ``game`` (after its first click) by deduction alone: open every proven safe cell
     until the game is won (True) or no covered cell is proven safe (False). Never guesses, never
-    flags. O(1) a cell opened, plus the counts at the steps where the number rule stalls."""
+    flags. O(1) a cell opened, plus the counts at the steps where the number rule stalls.
+
+    A player of real games, through the incremental engine: the generator certifies with the
+    faster :class:`~demine.analysis.certify.Certifier`, and the tests hold the two to the same
+    verdict on every layout."""
     eng = LocalEngine(game.width, game.height, None, limit=CERTIFY_LIMIT)
     try:
         eng.update(game.position())
         while not game.over:
             safe = eng.safe
             if not safe:
-                if not eng.pairs():  # the pair rule first: it settles most stalls cheaply
-                    eng.count()
-                safe = eng.safe
-            if not safe and certificate == "complete" and _count_may_help(eng, game.mines):
-                safe = eng.safe_by_count(game.mines)
-            if not safe:
-                return False
+                # the pair rule first (it settles most stalls cheaply), then the components' counts;
+                # what they prove may be mines only, which can let the rules go on: look again
+                if eng.pairs() or eng.count():
+                    continue
+                if certificate == "complete" and _count_may_help(eng, game.mines):
+                    safe = eng.safe_by_count(game.mines)
+                if not safe:
+                    return False
             opened: list[int] = []
             for c in sorted(safe):
                 if game.over:
@@ -131,17 +133,9 @@ def solve_by_deduction(game: Game, certificate: Certificate = "complete") -> boo
 
 
 def _count_may_help(eng: LocalEngine, mines: int) -> bool:
-    """Whether the total mine count could prove a cell that the numbers alone do not.
-
-    With ``F`` unknown cells next to a number, ``U`` unknown cells away from every number and
-    ``M`` mines not yet known, a frontier layout with ``t`` mines (``0 <= t <= F``) leaves
-    ``M - t`` for the ``U`` other cells. When ``F < M < U`` that is between 1 and ``U - 1`` for
-    every ``t``: the total rules out no frontier layout and decides no cell away from the
-    numbers, so it can prove nothing more (and the exact count is skipped)."""
+    """Whether the total could prove more (:func:`~demine.analysis.certify.count_may_help`)."""
     front = eng.frontier_unknown()
-    away = eng.unknown - front
-    left = mines - len(eng.mines)
-    return not front < left < away
+    return count_may_help(front, eng.unknown - front, mines - len(eng.mines))
 
 
 def is_guess_free(
@@ -152,10 +146,7 @@ def is_guess_free(
     certificate: Certificate = "complete",
 ) -> bool:
     """Whether the layout is won from ``first`` by deduction alone (a mine at ``first`` is not)."""
-    return (
-        first not in set(mine_cells)
-        and _stall(geometry(width, height), mine_cells, first, certificate) is None
-    )
+    return certifier(width, height, certificate).guess_free(mine_cells, first)
 
 
 def no_guess_layout(
@@ -201,7 +192,7 @@ def no_guess_layout(
                 f"no guess-free {width}x{height} board with {mines} mines found in {limit.seconds} s "
                 f"by uniform sampling; try fewer mines, a longer time limit, or the dense mode"
             )
-    found = _dense(geo, mines, first, allowed, rng, certificate, deadline, mix)
+    found = _dense(width, height, mines, first, allowed, rng, certificate, deadline, mix)
     if found is None:
         raise NoGuessTimeout(
             f"no guess-free {width}x{height} board with {mines} mines found in {limit.seconds} s; "
@@ -226,26 +217,19 @@ def _uniform(
 ) -> tuple[tuple[int, ...], int] | None:
     """Rejection sampling: uniform layouts until one is guess-free (None past ``deadline`` or
     after ``most`` layouts)."""
+    cert = certifier(width, height, certificate)
     attempts = 0
     while (deadline is None or time.perf_counter() < deadline) and (most is None or attempts < most):
         attempts += 1
         layout = tuple(sorted(rng.sample(allowed, mines)))
-        if is_guess_free(width, height, layout, first, certificate):
+        if cert.guess_free(layout, first):
             return layout, attempts
     return None
 
 
-def _stall(
-    geo: Geometry, layout: set[int] | tuple[int, ...] | list[int], first: int, certificate: Certificate
-) -> Game | None:
-    """The game where deduction stalls on ``layout`` from ``first`` (None when it is won)."""
-    game = Game.from_layout(geo.width, geo.height, sorted(layout))
-    game.reveal(first)
-    return None if solve_by_deduction(game, certificate) else game
-
-
 def _dense(
-    geo: Geometry,
+    width: int,
+    height: int,
     mines: int,
     first: int,
     allowed: list[int],
@@ -255,6 +239,8 @@ def _dense(
     mix: int,
 ) -> tuple[tuple[int, ...], int] | None:
     """Repair a uniform layout until guess-free, then ``mix`` steps of the swap chain."""
+    cert = certifier(width, height, certificate)
+    nb = cert.nbs
     movable = set(allowed)
     layout = set(rng.sample(allowed, mines))
     attempts = 0
@@ -262,28 +248,20 @@ def _dense(
         if deadline is not None and time.perf_counter() > deadline:
             return None
         attempts += 1
-        game = _stall(geo, layout, first, certificate)
-        if game is None:
-            break
-        if game.outcome == "lost":  # the first click hit a mine (the 'none' rule)
+        if first in layout:  # the first click hits a mine (the 'none' rule)
             layout = set(rng.sample(allowed, mines))
             continue
-        st = game.position().states
-        nb = geo.neighbours
+        st = cert.stall(layout, first)
+        if st is None:
+            break
         # the covered cells at the stall: next to a number (the frontier) or away from every one
-        frontier = {
-            c
-            for c in range(geo.width * geo.height)
-            if st[c] == COVERED and any(st[d] < COVERED for d in nb(c))
-        }
+        frontier = {c for c in range(width * height) if st[c] != OPEN and any(st[d] == OPEN for d in nb[c])}
         stuck_mines = sorted(c for c in frontier if c in layout)
         away = [
-            c
-            for c in movable
-            if c not in layout and st[c] == COVERED and not any(st[d] < COVERED for d in nb(c))
+            c for c in movable if c not in layout and st[c] != OPEN and not any(st[d] == OPEN for d in nb[c])
         ]
         if not away:  # no room away from the frontier: anywhere covered and free
-            away = [c for c in movable if c not in layout and st[c] == COVERED and c not in frontier]
+            away = [c for c in movable if c not in layout and st[c] != OPEN and c not in frontier]
         if not stuck_mines or not away:
             layout = set(rng.sample(allowed, mines))  # nothing to move: start over
             continue
@@ -302,7 +280,7 @@ def _dense(
         m, f = mined[i], free[j]
         trial = (layout - {m}) | {f}
         attempts += 1
-        if _stall(geo, trial, first, certificate) is None:
+        if cert.guess_free(trial, first):
             layout = trial
             mined[i], free[j] = f, m
     return tuple(sorted(layout)), attempts

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from demine.analysis import Limit
-from demine.analysis.noguess import Certificate, no_guess_game, no_guess_layout
+from demine.analysis.certify import Certificate
+from demine.analysis.noguess import no_guess_game, no_guess_layout
 from demine.engine.game import Game, Move
 from demine.engine.grid import default_start
 from demine.engine.position import FLAG

@@ -1,0 +1,432 @@
+"""The certifier of guess-free boards: deduction-only play of a layout it knows, made fast.
+
+Generating a guess-free board by rejection sampling certifies several layouts per board, and a
+rejected layout usually stalls late (most of its safe cells open), so the generator's speed is the
+certifier's. :class:`Certifier` plays a known layout by deduction alone, keeping for every open
+number the mines it still needs and the unknown cells it still touches, in flat arrays, with the
+rules in order of cost:
+
+1. **twins**, before any play: a mine ``a`` and a safe cell ``b`` (not the first click) such that
+   every safe cell other than ``a`` and ``b`` touches both or neither. Swapping them changes no
+   number that can ever be seen and keeps the mine count, so no deduction tells them apart and
+   ``b`` is never opened: the layout needs a guess. (The classic 50/50 at an edge; about four in
+   ten rejected expert layouts, found for a tenth of a play's cost.)
+2. the **number rule**, from a worklist of the numbers that changed; proven safe cells are opened at
+   once (zeros flood);
+3. the **pair rule** on the numbers changed since the last stall and the numbers near them;
+4. an **exact count of each frontier component** holding a changed number, without the total;
+5. for the ``complete`` certificate only, the **exact count of the whole board with the mine
+   total**, where it can decide something (:func:`count_may_help`).
+
+Rules 2-4 together prove every cell the numbers alone prove and rule 5 every cell the total adds,
+so the verdict is the same as that of any complete deduction (the move-by-move player
+:func:`~demine.analysis.noguess.solve_by_deduction` is checked against it in the tests), only
+cheaper. A component past :data:`CERTIFY_LIMIT` states is not counted (nothing proven there), so the
+same layout gets the same verdict on any machine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from itertools import compress
+from math import comb
+from typing import Literal
+
+from demine.analysis.constraints import components
+from demine.analysis.exact import Counted, all_but_one, count_component, marginals, prefix_products
+from demine.analysis.order import OverBudget
+from demine.analysis.result import Limit
+from demine.engine.grid import geometry
+from demine.errors import InconsistentPosition
+
+Certificate = Literal["complete", "local"]
+CERTIFICATES: tuple[Certificate, ...] = ("complete", "local")
+
+#: The exact counts a certificate makes are bounded by states, never by time, so the same layout
+#: gets the same verdict on any machine (a component past it is not counted: nothing proven there).
+CERTIFY_LIMIT = Limit(seconds=None, states=200_000)
+
+#: Twins are looked for only where at most this many other cells must be mines (a pair along an
+#: edge or a wall; the rest, ten or more cells, almost never are twins: on expert, no fewer found).
+TWIN_CELLS = 6
+
+UNKNOWN, OPEN, MINE = 0, 1, 2
+"""A cell's state in :meth:`Certifier.stall`: not known, opened, proven a mine."""
+
+
+def count_may_help(front: int, away: int, left: int) -> bool:
+    """Whether the total mine count could prove a cell that the numbers alone do not.
+
+    With ``front`` unknown cells next to a number, ``away`` unknown cells away from every number
+    and ``left`` mines not yet known, a frontier layout with ``t`` mines (``0 <= t <= front``)
+    leaves ``left - t`` for the ``away`` cells. When ``front < left < away`` that is between 1 and
+    ``away - 1`` for every ``t``: the total rules out no frontier layout and decides no cell away
+    from the numbers, so it can prove nothing more (and the exact count is skipped).
+
+    >>> count_may_help(10, 200, 40), count_may_help(10, 30, 0)
+    (False, True)
+    """
+    return not front < left < away
+
+
+class Certifier:
+    """Decides whether layouts of one board are won from a first click by deduction alone.
+
+    Made once per board size and certificate, then used for many layouts. A play costs O(1) per
+    cell opened plus the rules at each stall; the twin test O(mines).
+
+    On ``..*..`` from the left end the numbers find the mine, and only the mine count then tells
+    that the two cells past it are safe:
+
+    >>> Certifier(5, 1).guess_free([2], 0), Certifier(5, 1, "local").guess_free([2], 0)
+    (True, False)
+    """
+
+    def __init__(
+        self, width: int, height: int, certificate: Certificate = "complete", limit: Limit = CERTIFY_LIMIT
+    ) -> None:
+        geo = geometry(width, height)
+        n = width * height
+        self.width, self.height, self.n = width, height, n
+        self.certificate: Certificate = certificate
+        self.limit = limit
+        self.nbs: list[tuple[int, ...]] = [geo.neighbours(c) for c in range(n)]
+        self.bit = [1 << c for c in range(n)]
+        # the cells within two steps (the numbers that can share an unknown cell with a number)
+        near: list[tuple[int, ...]] = []
+        for c in range(n):
+            r, col = divmod(c, width)
+            near.append(
+                tuple(
+                    rr * width + cc
+                    for rr in range(max(0, r - 2), min(height, r + 3))
+                    for cc in range(max(0, col - 2), min(width, col + 3))
+                    if rr * width + cc != c
+                )
+            )
+        self.near = near
+        # for each cell a, the cells b within two steps and the cells that must all be mines for
+        # a mine at a and a safe b to be twins: the other cells touching exactly one of them
+        twins: list[tuple[tuple[int, tuple[int, ...]], ...]] = []
+        for a in range(n):
+            na = set(self.nbs[a])
+            row = []
+            for b in near[a]:
+                nb = set(self.nbs[b])
+                if not (na & nb or b in na):
+                    continue  # sharing nothing, they are twins only where walled in by mines
+                must = (na ^ nb) - {a, b}
+                if len(must) <= TWIN_CELLS:
+                    row.append((b, tuple(sorted(must))))
+            row.sort(key=lambda t: len(t[1]))
+            twins.append(tuple(row))
+        self.twins = twins
+
+    # ------------------------------------------------------------------ verdicts
+    def guess_free(self, layout: Iterable[int], first: int) -> bool:
+        """Whether ``layout`` (its mines) is won from ``first`` by deduction alone."""
+        mine = self._mines(layout)
+        if mine[first] or self.twin(mine, first) is not None:
+            return False
+        return self._play(mine, first) is None
+
+    def stall(self, layout: Iterable[int], first: int) -> bytearray | None:
+        """Play ``layout`` from ``first`` (not a mine) by deduction alone: None when it is won, else
+        every cell's state where deduction stalls (:data:`UNKNOWN`, :data:`OPEN`, :data:`MINE`).
+        Plays the game out even where a twin already condemns it (the caller wants the stall)."""
+        mine = self._mines(layout)
+        if mine[first]:
+            raise ValueError(f"the first click {first} is a mine")
+        return self._play(mine, first)
+
+    def _mines(self, layout: Iterable[int]) -> bytearray:
+        mine = bytearray(self.n)
+        for c in layout:
+            mine[c] = 1
+        return mine
+
+    def twin(self, mine: bytearray, first: int) -> tuple[int, int] | None:
+        """A mine and a safe cell that no deduction can tell apart (see the module's docstring),
+        or None. O(mines): most candidate pairs fail on their first cell."""
+        for a in compress(range(self.n), mine):
+            for b, must in self.twins[a]:
+                if mine[b] or b == first:
+                    continue
+                for x in must:
+                    if not mine[x]:
+                        break
+                else:
+                    return a, b
+        return None
+
+    # ------------------------------------------------------------------ play
+    def _play(self, mine: bytearray, first: int) -> bytearray | None:
+        nbs, n = self.nbs, self.n
+        num = bytearray(n)
+        total = 0
+        for c in compress(range(n), mine):
+            total += 1
+            for d in nbs[c]:
+                num[d] += 1
+        st = bytearray(n)
+        need = bytearray(n)
+        unk = bytearray(n)
+        left = n - total  # safe cells not yet open
+        known = 0  # mines proven
+        stack = [first]
+        dirty: list[int] = []
+        stale: set[int] = set()  # numbers changed since the last count
+        while True:
+            # the number rule: open what it proves (flooding zeros), to a fixed point
+            while stack or dirty:
+                while stack:
+                    x = stack.pop()
+                    if st[x]:
+                        continue
+                    st[x] = OPEN
+                    left -= 1
+                    k = u = 0
+                    for d in nbs[x]:
+                        s = st[d]
+                        if s == UNKNOWN:
+                            u += 1
+                        elif s == MINE:
+                            k += 1
+                        elif num[d]:  # an open number: one unknown cell fewer (zeros keep none)
+                            unk[d] -= 1
+                            dirty.append(d)
+                    if num[x] == 0:
+                        stack.extend(d for d in nbs[x] if not st[d])
+                    elif u:
+                        need[x] = num[x] - k
+                        unk[x] = u
+                        dirty.append(x)
+                while dirty and not stack:
+                    x = dirty.pop()
+                    u = unk[x]
+                    if not u:
+                        continue
+                    stale.add(x)
+                    k = need[x]
+                    if k == 0:
+                        stack.extend(d for d in nbs[x] if not st[d])
+                    elif k == u:
+                        for d in nbs[x]:
+                            if not st[d]:
+                                st[d] = MINE
+                                known += 1
+                                for e in nbs[d]:
+                                    if st[e] == OPEN:
+                                        need[e] -= 1
+                                        unk[e] -= 1
+                                        dirty.append(e)
+            if not left:
+                return None
+            # a stall: the dearer rules, each only when the cheaper ones prove nothing
+            masks = self._masks(st, unk)
+            safe, mines = self._pairs(masks, need, stale)
+            if not safe and not mines:
+                front = 0
+                for m in masks.values():
+                    front |= m
+                nfront = front.bit_count()
+                unknown = total + left - known
+                if self.certificate == "complete" and count_may_help(nfront, unknown - nfront, total - known):
+                    # the count with the total proves all the components' counts would and more
+                    safe = self._global(masks, front, st, need, total - known)
+                else:
+                    safe, mines = self._components(masks, need, stale)
+                stale = set()  # (a component left unproven stays so until one of its numbers changes)
+                if not safe and not mines:
+                    return st
+            stack.extend(safe)
+            for d in mines:
+                if not st[d]:
+                    st[d] = MINE
+                    known += 1
+                    for e in nbs[d]:
+                        if st[e] == OPEN:
+                            need[e] -= 1
+                            unk[e] -= 1
+                            dirty.append(e)
+
+    def _masks(self, st: bytearray, unk: bytearray) -> dict[int, int]:
+        """The open numbers that still touch unknown cells, each with those cells as a bit mask."""
+        nbs, bit = self.nbs, self.bit
+        out = {}
+        for c in compress(range(self.n), unk):
+            m = 0
+            for d in nbs[c]:
+                if not st[d]:
+                    m |= bit[d]
+            out[c] = m
+        return out
+
+    def _pairs(self, masks: dict[int, int], need: bytearray, stale: set[int]) -> tuple[set[int], set[int]]:
+        """The pair rule between each changed number and the numbers within two steps of it: for
+        numbers ``x`` and ``y`` whose cells overlap in ``I``, the mines in ``I`` are bounded by both,
+        which can settle ``I`` or either side's own cells."""
+        safe = mines = 0
+        near = self.near
+        mk = [0] * self.n
+        for c, m in masks.items():
+            mk[c] = m
+        for x in stale:
+            ux = mk[x]
+            if not ux:
+                continue
+            kx = need[x]
+            for y in near[x]:
+                uy = mk[y]
+                if not ux & uy or (y < x and y in stale):  # (each pair once)
+                    continue
+                ky = need[y]
+                both = ux & uy
+                a, b = ux ^ both, uy ^ both
+                na, nb, ni = a.bit_count(), b.bit_count(), both.bit_count()
+                lo = kx - na
+                if ky - nb > lo:
+                    lo = ky - nb
+                if lo < 0:
+                    lo = 0
+                hi = kx if kx < ky else ky
+                if ni < hi:
+                    hi = ni
+                if hi == 0:
+                    safe |= both
+                elif lo == ni:
+                    mines |= both
+                if a:
+                    if kx == lo:
+                        safe |= a
+                    elif kx - hi == na:
+                        mines |= a
+                if b:
+                    if ky == lo:
+                        safe |= b
+                    elif ky - hi == nb:
+                        mines |= b
+        return _cells(safe), _cells(mines)
+
+    def _components(
+        self, masks: dict[int, int], need: bytearray, stale: set[int]
+    ) -> tuple[set[int], set[int]]:
+        """Count exactly, without the total, each frontier component holding a changed number."""
+        # the numbers touching each unknown cell, to walk the components
+        touching: dict[int, list[int]] = {}
+        for c, m in masks.items():
+            for d in _cells(m):
+                touching.setdefault(d, []).append(c)
+        seen: set[int] = set()
+        cons: list[tuple[list[int], int]] = []
+        for s in stale:
+            if s in seen or s not in masks:
+                continue
+            seen.add(s)
+            numbers, i = [s], 0
+            while i < len(numbers):
+                for d in _cells(masks[numbers[i]]):
+                    for e in touching[d]:
+                        if e not in seen:
+                            seen.add(e)
+                            numbers.append(e)
+                i += 1
+            cons.extend((sorted(_cells(masks[c])), need[c]) for c in numbers)
+        safe, mines = settled_cells(cons, self.limit.states)
+        return set(safe), set(mines)
+
+    def _global(
+        self, masks: dict[int, int], front: int, st: bytearray, need: bytearray, left: int
+    ) -> set[int]:
+        """The cells proven safe by the exact count of the whole board with the mine total
+        (``front``: the unknown cells next to a number, as a mask)."""
+        bit = self.bit
+        off = [c for c in range(self.n) if not st[c] and not front & bit[c]]
+        cons = [(sorted(_cells(m)), need[c]) for c, m in masks.items()]
+        return set(settled_cells(cons, self.limit.states, off=off, mines=left)[0])
+
+
+def settled_cells(
+    constraints: Sequence[tuple[Sequence[int], int]],
+    state_cap: int,
+    *,
+    off: Sequence[int] = (),
+    mines: int | None = None,
+) -> tuple[list[int], list[int]]:
+    """The cells safe and the cells mined in every solution of ``constraints`` (``(cells, mines
+    among them)``), each component counted exactly. Without a total (``mines`` None) the
+    components are independent, ``off`` is ignored, and a component past ``state_cap`` states
+    settles nothing; with one, the ``off`` cells (in no constraint) take the mines the components
+    leave, and a component past ``state_cap`` settles nothing anywhere.
+
+    The lean path for callers that need no probabilities and no reasons and have run the cheap
+    rules already (the certifier of guess-free boards). The constraints must be satisfiable
+    (:class:`InconsistentPosition` otherwise)."""
+    safe: list[int] = []
+    mined: list[int] = []
+    counted: list[Counted] = []
+    for comp in components([(cells, v, i) for i, (cells, v) in enumerate(constraints)]):
+        n = comp.cells
+        try:
+            counted.append(count_component(comp, n if mines is None else min(n, mines), None, state_cap))
+        except OverBudget:
+            if mines is not None:
+                return [], []
+    if mines is None:
+        Rs = [[1] * len(cnt.W) for cnt in counted]
+    else:
+        n_off = len(off)
+        polys = [cnt.W for cnt in counted]
+        pre = prefix_products(polys)
+        Rs = [
+            [
+                sum(o * _choose(n_off, mines - t - u) for u, o in enumerate(others) if o)
+                for t in range(len(cnt.W))
+            ]
+            for cnt, others in zip(counted, all_but_one(polys, pre), strict=True)
+        ]
+        if n_off:
+            num = sum(w * _choose(n_off - 1, mines - T - 1) for T, w in enumerate(pre[-1]) if w)
+            z = sum(w * _choose(n_off, mines - T) for T, w in enumerate(pre[-1]) if w)
+            if num == 0:
+                safe.extend(off)
+            elif num == z:
+                mined.extend(off)
+    for cnt, R in zip(counted, Rs, strict=True):
+        M, Z = marginals(cnt, R)
+        if Z == 0:
+            raise InconsistentPosition("these numbers cannot all hold", ())
+        for b, cells in enumerate(cnt.comp.boxes):
+            if M[b] == 0:
+                safe.extend(cells)
+            elif M[b] == len(cells) * Z:
+                mined.extend(cells)
+    return safe, mined
+
+
+def _choose(n: int, k: int) -> int:
+    return comb(n, k) if 0 <= k <= n else 0
+
+
+def _cells(mask: int) -> set[int]:
+    """The cells of a bit mask."""
+    out = set()
+    while mask:
+        low = mask & -mask
+        out.add(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def certifier(width: int, height: int, certificate: Certificate = "complete") -> Certifier:
+    """The shared :class:`Certifier` of a board size and certificate (kept for the last few)."""
+    key = (width, height, certificate)
+    cert = _CACHE.get(key)
+    if cert is None:
+        cert = _CACHE[key] = Certifier(width, height, certificate)
+        while len(_CACHE) > 8:
+            del _CACHE[next(iter(_CACHE))]
+    return cert
+
+
+_CACHE: dict[tuple[int, int, str], Certifier] = {}
