@@ -132,7 +132,7 @@ def frontier(counts: list[int], n: int) -> None:
         print(f"  {m:4} mines: " + "; ".join(cells), flush=True)
 
 
-def bias(n: int, m: int) -> None:
+def bias(n: int, m: int, mixes: list[int]) -> None:
     print(f"3. bias of the dense mode: 16x16/{m}, zero rule, from (2,2)")
     w, h, first = 16, 16, 34
     cells = w * h
@@ -157,7 +157,7 @@ def bias(n: int, m: int) -> None:
         f"  uniform (second sample): mean |frequency difference| {gap(other):.4f}, mean 3BV {other_3bv:.1f}"
     )
     print(f"  uniform (reference):     mean 3BV {base_3bv:.1f}")
-    for mix in (0, 50, 200):
+    for mix in mixes:
         f, b3 = stats("dense", mix, f"d{mix}")
         print(f"  dense, mix {mix:3}:          mean |frequency difference| {gap(f):.4f}, mean 3BV {b3:.1f}")
 
@@ -213,6 +213,7 @@ def main() -> None:
     ap.add_argument(
         "--bias-mines", type=int, default=70, help="mines on 16x16 for the bias (dense enough to repair)"
     )
+    ap.add_argument("--mixes", default="0,50,200,500,1000", help="swap steps of the dense mode to compare")
     ap.add_argument("--web", type=int, default=100, help="no-guess first clicks through the web server")
     ap.add_argument("--only", choices=("speed", "frontier", "bias", "web"))
     ns = ap.parse_args()
@@ -221,7 +222,7 @@ def main() -> None:
     if ns.only in (None, "frontier"):
         frontier([int(x) for x in ns.frontier.split(",")], ns.frontier_boards)
     if ns.only in (None, "bias"):
-        bias(ns.bias, ns.bias_mines)
+        bias(ns.bias, ns.bias_mines, [int(x) for x in ns.mixes.split(",")])
     if ns.only in (None, "web"):
         web(ns.web)
 

@@ -161,6 +161,15 @@ def test_dense_mode_certifies_boards_too_dense_to_draw() -> None:
     assert is_guess_free(9, 9, auto.mine_cells, 40)
 
 
+def test_the_dense_mode_is_reproducible_and_never_cut_short_by_its_budget() -> None:
+    a = no_guess_layout(9, 9, 30, "zero", 40, seed="rep", mode="dense")
+    assert a.attempts > 7 * 30  # the default chain: seven swap steps per mine, after the repair
+    assert no_guess_layout(9, 9, 30, "zero", 40, seed="rep", mode="dense").mine_cells == a.mine_cells
+    # a budget too short for the chain is an error, not a board that depends on the machine
+    with pytest.raises(NoGuessTimeout):
+        no_guess_layout(9, 9, 30, "zero", 40, seed="rep", mode="dense", limit=Limit(seconds=0.002))
+
+
 def test_impossible_and_hopeless_requests_are_clear_errors() -> None:
     with pytest.raises(SizeError, match="do not fit"):
         no_guess_layout(9, 9, 75, "zero", 40)
