@@ -171,12 +171,16 @@ def web(n: int) -> None:
     import uvicorn
 
     from demine.web.app import create_app
+    from demine.web.limits import ServeLimits
 
     print("4. web: first click of a no-guess expert game (zero rule), loopback")
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning"))
+    # one client creating games as fast as it can: the per-client limits are lifted
+    limits = ServeLimits(games=None, moves=None, hints=None, games_per_client=n + 1)
+    app = create_app(limits=limits)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     while not server.started:
@@ -185,9 +189,11 @@ def web(n: int) -> None:
     times = []
     with httpx.Client() as client:
         for _ in range(n):
-            v = client.post(
+            made = client.post(
                 f"{base}/api/games", json={"preset": "expert", "rule": "zero", "no_guess": "complete"}
-            ).json()
+            )
+            assert made.status_code == 200, made.text
+            v = made.json()
             r0, c0 = v["start"]
             t0 = time.perf_counter()
             r = client.post(
