@@ -155,3 +155,16 @@ def test_settled_cells_match_the_exact_engine(
         assert set(mines) == {c for c in a.mines if c not in off}
     else:
         assert (set(safe), set(mines)) == (set(a.safe), set(a.mines))
+
+
+def test_a_board_past_the_neighbour_table_is_certified_alike() -> None:
+    # 260x260 cells: the geometry keeps no neighbour table, the certifier builds its own lazily
+    width = height = 260
+    first = 3 * width + 3
+    allowed = mine_cells_allowed(geometry(width, height), "zero", first)
+    rng = random.Random("huge")
+    cert = Certifier(width, height)
+    for _ in range(2):
+        layout = tuple(sorted(rng.sample(allowed, width * height // 10)))
+        assert cert.guess_free(layout, first) == _by_player(width, height, layout, first, "complete")
+    assert sum(row is not None for row in cert.twins) < width * height  # only what was needed

@@ -30,13 +30,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from itertools import compress
 from math import comb
-from typing import Literal
+from typing import Literal, overload
 
 from demine.analysis.constraints import components
 from demine.analysis.exact import Counted, all_but_one, count_component, marginals, prefix_products
 from demine.analysis.order import OverBudget
 from demine.analysis.result import Limit
-from demine.engine.grid import geometry
+from demine.engine.grid import Geometry, geometry
 from demine.errors import InconsistentPosition
 
 Certificate = Literal["complete", "local"]
@@ -90,37 +90,39 @@ class Certifier:
         self.width, self.height, self.n = width, height, n
         self.certificate: Certificate = certificate
         self.limit = limit
-        self.nbs: list[tuple[int, ...]] = [geo.neighbours(c) for c in range(n)]
-        self.bit = [1 << c for c in range(n)]
-        # the cells within two steps (the numbers that can share an unknown cell with a number)
-        near: list[tuple[int, ...]] = []
-        for c in range(n):
-            r, col = divmod(c, width)
-            near.append(
-                tuple(
-                    rr * width + cc
-                    for rr in range(max(0, r - 2), min(height, r + 3))
-                    for cc in range(max(0, col - 2), min(width, col + 3))
-                    if rr * width + cc != c
-                )
-            )
-        self.near = near
-        # for each cell a, the cells b within two steps and the cells that must all be mines for
-        # a mine at a and a safe b to be twins: the other cells touching exactly one of them
-        twins: list[tuple[tuple[int, tuple[int, ...]], ...]] = []
-        for a in range(n):
-            na = set(self.nbs[a])
-            row = []
-            for b in near[a]:
-                nb = set(self.nbs[b])
-                if not (na & nb or b in na):
-                    continue  # sharing nothing, they are twins only where walled in by mines
-                must = (na ^ nb) - {a, b}
-                if len(must) <= TWIN_CELLS:
-                    row.append((b, tuple(sorted(must))))
-            row.sort(key=lambda t: len(t[1]))
-            twins.append(tuple(row))
-        self.twins = twins
+        table = geo.table()
+        self.nbs: Sequence[tuple[int, ...]] = table if table is not None else _Neighbours(geo)
+        # made cell by cell when first needed (a huge board's tables would not fit in memory):
+        self.near: list[tuple[int, ...] | None] = [None] * n
+        """The cells within two steps (the numbers that can share an unknown cell with one)."""
+        self.twins: list[tuple[tuple[int, tuple[int, ...]], ...] | None] = [None] * n
+        """For a cell ``a``: the cells ``b`` that can be its twins, each with the cells that must all
+        be mines for a mine at ``a`` and a safe ``b`` to be twins (the others touching only one)."""
+
+    def _near(self, c: int) -> tuple[int, ...]:
+        w = self.width
+        r, col = divmod(c, w)
+        got = self.near[c] = tuple(
+            rr * w + cc
+            for rr in range(max(0, r - 2), min(self.height, r + 3))
+            for cc in range(max(0, col - 2), min(w, col + 3))
+            if rr * w + cc != c
+        )
+        return got
+
+    def _twin_row(self, a: int) -> tuple[tuple[int, tuple[int, ...]], ...]:
+        na = set(self.nbs[a])
+        row = []
+        for b in self.near[a] or self._near(a):
+            nb = set(self.nbs[b])
+            if not (na & nb or b in na):
+                continue  # sharing nothing, they are twins only where walled in by mines
+            must = (na ^ nb) - {a, b}
+            if len(must) <= TWIN_CELLS:
+                row.append((b, tuple(sorted(must))))
+        row.sort(key=lambda t: len(t[1]))
+        got = self.twins[a] = tuple(row)
+        return got
 
     # ------------------------------------------------------------------ verdicts
     def guess_free(self, layout: Iterable[int], first: int) -> bool:
@@ -148,8 +150,12 @@ class Certifier:
     def twin(self, mine: bytearray, first: int) -> tuple[int, int] | None:
         """A mine and a safe cell that no deduction can tell apart (see the module's docstring),
         or None. O(mines): most candidate pairs fail on their first cell."""
+        twins = self.twins
         for a in compress(range(self.n), mine):
-            for b, must in self.twins[a]:
+            row = twins[a]
+            if row is None:
+                row = self._twin_row(a)
+            for b, must in row:
                 if mine[b] or b == first:
                     continue
                 for x in must:
@@ -223,19 +229,17 @@ class Certifier:
             if not left:
                 return None
             # a stall: the dearer rules, each only when the cheaper ones prove nothing
-            masks = self._masks(st, unk)
-            safe, mines = self._pairs(masks, need, stale)
+            masks, front = self._masks(st, unk)
+            safe, mines = self._pairs(masks, front, need, stale)
             if not safe and not mines:
-                front = 0
-                for m in masks.values():
-                    front |= m
-                nfront = front.bit_count()
                 unknown = total + left - known
-                if self.certificate == "complete" and count_may_help(nfront, unknown - nfront, total - known):
+                if self.certificate == "complete" and count_may_help(
+                    len(front), unknown - len(front), total - known
+                ):
                     # the count with the total proves all the components' counts would and more
                     safe = self._global(masks, front, st, need, total - known)
                 else:
-                    safe, mines = self._components(masks, need, stale)
+                    safe, mines = self._components(masks, front, need, stale)
                 stale = set()  # (a component left unproven stays so until one of its numbers changes)
                 if not safe and not mines:
                     return st
@@ -250,19 +254,29 @@ class Certifier:
                             unk[e] -= 1
                             dirty.append(e)
 
-    def _masks(self, st: bytearray, unk: bytearray) -> dict[int, int]:
-        """The open numbers that still touch unknown cells, each with those cells as a bit mask."""
-        nbs, bit = self.nbs, self.bit
+    def _masks(self, st: bytearray, unk: bytearray) -> tuple[dict[int, int], list[int]]:
+        """The open numbers that still touch unknown cells, each with those cells as a bit mask,
+        and the frontier: the unknown cells those bits stand for, in order (a bit per frontier
+        cell, not per board cell, so that a mask stays small on any board)."""
+        nbs = self.nbs
+        index: dict[int, int] = {}
+        front: list[int] = []
         out = {}
         for c in compress(range(self.n), unk):
             m = 0
             for d in nbs[c]:
                 if not st[d]:
-                    m |= bit[d]
+                    i = index.get(d)
+                    if i is None:
+                        i = index[d] = len(front)
+                        front.append(d)
+                    m |= 1 << i
             out[c] = m
-        return out
+        return out, front
 
-    def _pairs(self, masks: dict[int, int], need: bytearray, stale: set[int]) -> tuple[set[int], set[int]]:
+    def _pairs(
+        self, masks: dict[int, int], front: list[int], need: bytearray, stale: set[int]
+    ) -> tuple[set[int], set[int]]:
         """The pair rule between each changed number and the numbers within two steps of it: for
         numbers ``x`` and ``y`` whose cells overlap in ``I``, the mines in ``I`` are bounded by both,
         which can settle ``I`` or either side's own cells."""
@@ -276,7 +290,7 @@ class Certifier:
             if not ux:
                 continue
             kx = need[x]
-            for y in near[x]:
+            for y in near[x] or self._near(x):
                 uy = mk[y]
                 if not ux & uy or (y < x and y in stale):  # (each pair once)
                     continue
@@ -306,16 +320,16 @@ class Certifier:
                         safe |= b
                     elif ky - hi == nb:
                         mines |= b
-        return _cells(safe), _cells(mines)
+        return {front[i] for i in _bits(safe)}, {front[i] for i in _bits(mines)}
 
     def _components(
-        self, masks: dict[int, int], need: bytearray, stale: set[int]
+        self, masks: dict[int, int], front: list[int], need: bytearray, stale: set[int]
     ) -> tuple[set[int], set[int]]:
         """Count exactly, without the total, each frontier component holding a changed number."""
         # the numbers touching each unknown cell, to walk the components
         touching: dict[int, list[int]] = {}
         for c, m in masks.items():
-            for d in _cells(m):
+            for d in _bits(m):
                 touching.setdefault(d, []).append(c)
         seen: set[int] = set()
         cons: list[tuple[list[int], int]] = []
@@ -325,24 +339,23 @@ class Certifier:
             seen.add(s)
             numbers, i = [s], 0
             while i < len(numbers):
-                for d in _cells(masks[numbers[i]]):
+                for d in _bits(masks[numbers[i]]):
                     for e in touching[d]:
                         if e not in seen:
                             seen.add(e)
                             numbers.append(e)
                 i += 1
-            cons.extend((sorted(_cells(masks[c])), need[c]) for c in numbers)
+            cons.extend(([front[i] for i in _bits(masks[c])], need[c]) for c in numbers)
         safe, mines = settled_cells(cons, self.limit.states)
         return set(safe), set(mines)
 
     def _global(
-        self, masks: dict[int, int], front: int, st: bytearray, need: bytearray, left: int
+        self, masks: dict[int, int], front: list[int], st: bytearray, need: bytearray, left: int
     ) -> set[int]:
-        """The cells proven safe by the exact count of the whole board with the mine total
-        (``front``: the unknown cells next to a number, as a mask)."""
-        bit = self.bit
-        off = [c for c in range(self.n) if not st[c] and not front & bit[c]]
-        cons = [(sorted(_cells(m)), need[c]) for c, m in masks.items()]
+        """The cells proven safe by the exact count of the whole board with the mine total."""
+        near = set(front)
+        off = [c for c in range(self.n) if not st[c] and c not in near]
+        cons = [([front[i] for i in _bits(m)], need[c]) for c, m in masks.items()]
         return set(settled_cells(cons, self.limit.states, off=off, mines=left)[0])
 
 
@@ -408,12 +421,31 @@ def _choose(n: int, k: int) -> int:
     return comb(n, k) if 0 <= k <= n else 0
 
 
-def _cells(mask: int) -> set[int]:
-    """The cells of a bit mask."""
-    out = set()
+class _Neighbours(Sequence[tuple[int, ...]]):
+    """A huge board's neighbours, computed when asked (its geometry keeps no table)."""
+
+    def __init__(self, geo: Geometry) -> None:
+        self.geo = geo
+
+    def __len__(self) -> int:
+        return self.geo.cells
+
+    @overload
+    def __getitem__(self, c: int) -> tuple[int, ...]: ...
+    @overload
+    def __getitem__(self, c: slice) -> Sequence[tuple[int, ...]]: ...
+    def __getitem__(self, c: int | slice) -> tuple[int, ...] | Sequence[tuple[int, ...]]:
+        if isinstance(c, slice):
+            return [self.geo.neighbours(d) for d in range(self.geo.cells)[c]]
+        return self.geo.neighbours(c)
+
+
+def _bits(mask: int) -> list[int]:
+    """The positions of a mask's set bits."""
+    out = []
     while mask:
         low = mask & -mask
-        out.add(low.bit_length() - 1)
+        out.append(low.bit_length() - 1)
         mask ^= low
     return out
 
