@@ -182,6 +182,17 @@ class Certifier:
         stack = [first]
         dirty: list[int] = []
         stale: set[int] = set()  # numbers changed since the last count
+
+        def mark(d: int) -> int:
+            """``d`` is proven a mine: the numbers around it need one fewer (returns 1, counted)."""
+            st[d] = MINE
+            for e in nbs[d]:
+                if st[e] == OPEN:
+                    need[e] -= 1
+                    unk[e] -= 1
+                    dirty.append(e)
+            return 1
+
         while True:
             # the number rule: open what it proves (flooding zeros), to a fixed point
             while stack or dirty:
@@ -219,13 +230,7 @@ class Certifier:
                     elif k == u:
                         for d in nbs[x]:
                             if not st[d]:
-                                st[d] = MINE
-                                known += 1
-                                for e in nbs[d]:
-                                    if st[e] == OPEN:
-                                        need[e] -= 1
-                                        unk[e] -= 1
-                                        dirty.append(e)
+                                known += mark(d)
             if not left:
                 return None
             # a stall: the dearer rules, each only when the cheaper ones prove nothing
@@ -246,13 +251,7 @@ class Certifier:
             stack.extend(safe)
             for d in mines:
                 if not st[d]:
-                    st[d] = MINE
-                    known += 1
-                    for e in nbs[d]:
-                        if st[e] == OPEN:
-                            need[e] -= 1
-                            unk[e] -= 1
-                            dirty.append(e)
+                    known += mark(d)
 
     def _masks(self, st: bytearray, unk: bytearray) -> tuple[dict[int, int], list[int]]:
         """The open numbers that still touch unknown cells, each with those cells as a bit mask,
