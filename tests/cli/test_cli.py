@@ -395,10 +395,13 @@ def test_new_no_guess_gives_a_guess_free_board_or_says_what_to_try(
     from demine import is_guess_free
     from demine.engine.formats import board_from_json
 
-    code, out, _ = run(capsys, "new", "expert", "--rule", "zero", "--no-guess", "--seed", "7", "--board")
+    code, out, err = run(capsys, "new", "expert", "--rule", "zero", "--no-guess", "--seed", "7", "--board")
     assert code == 0
     board = board_from_json(json.loads(out))
     assert board.no_guess == "complete" and is_guess_free(30, 16, board.mine_cells, 93)
+    assert "guess-free from (3,3) by the complete certificate: uniform sampling" in err  # says how
+    code, _, err = run(capsys, "new", "9x9x30", "--rule", "zero", "--no-guess", "--no-guess-mode", "dense")
+    assert code == 0 and "the dense mode" in err and "not uniform" in err
     code, _, err = run(
         capsys,
         "new",

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -301,11 +302,13 @@ def no_guess_game(
     mode: Mode = "auto",
     limit: Limit = GENERATE_LIMIT,
     lives: int = 0,
+    report: Callable[[NoGuessBoard], None] | None = None,
 ) -> Game:
     """A game whose mines are placed at the first click, like any game's, so that the board is
     guess-free from that click (:func:`no_guess_layout`). The same seed and first click give the
     same board. Impossible sizes are refused at once; past ``limit`` the first reveal raises
-    :class:`NoGuessTimeout` and the game stays unplaced.
+    :class:`NoGuessTimeout` and the game stays unplaced. ``report`` is told how the board was made
+    (its :class:`NoGuessBoard`) when it is placed.
 
     >>> game = no_guess_game(9, 9, 10, seed=3)
     >>> _ = game.reveal(40)
@@ -319,6 +322,8 @@ def no_guess_game(
         board = no_guess_layout(
             width, height, mines, rule, first, seed=seed, certificate=certificate, mode=mode, limit=limit
         )
+        if report is not None:
+            report(board)
         return board.mine_cells
 
     return Game(width, height, mines, rule=rule, seed=seed, lives=lives, placer=place, no_guess=certificate)

@@ -66,12 +66,13 @@ def cmd_new(ns: argparse.Namespace) -> int:
     width, height, mines = parse_size(ns.size, ns.rule)
     start = parse_cell(ns.start, width, height) if ns.start else default_start(width, height, ns.rule)
     if ns.no_guess:
-        from demine.analysis.noguess import no_guess_game
+        from demine.analysis.noguess import NoGuessBoard, no_guess_game
 
         check_mines(width, height, mines, ns.rule, start)
         from demine.analysis import Limit
 
         limit = Limit(seconds=ns.no_guess_seconds)
+        made: list[NoGuessBoard] = []
         game = no_guess_game(
             width,
             height,
@@ -81,10 +82,22 @@ def cmd_new(ns: argparse.Namespace) -> int:
             certificate=ns.no_guess,
             mode=ns.no_guess_mode,
             limit=limit,
+            report=made.append,
         )
     else:
         game = Game(width, height, mines, rule=ns.rule, seed=ns.seed)
     game.reveal(start)
+    for b in made if ns.no_guess else ():
+        how = (
+            f"uniform sampling, {b.attempts} layouts drawn"
+            if b.mode == "uniform"
+            else f"the dense mode, {b.attempts} certifications (not uniform: its bias is in BENCHMARKS.md)"
+        )
+        r, c = divmod(start, width)
+        print(
+            f"guess-free from ({r},{c}) by the {b.certificate} certificate: {how}, {1000 * b.seconds:.0f} ms",
+            file=sys.stderr,
+        )
     if ns.board:
         print(json.dumps(Board.from_game(game).to_json()))
     else:
