@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from itertools import compress
 from math import comb
-from typing import Literal, overload
+from typing import Literal, Protocol
 
 from demine.analysis.constraints import components
 from demine.analysis.exact import Counted, all_but_one, count_component, marginals, prefix_products
@@ -91,7 +91,7 @@ class Certifier:
         self.certificate: Certificate = certificate
         self.limit = limit
         table = geo.table()
-        self.nbs: Sequence[tuple[int, ...]] = table if table is not None else _Neighbours(geo)
+        self.nbs: _Table = table if table is not None else _Neighbours(geo)
         # made cell by cell when first needed (a huge board's tables would not fit in memory):
         self.near: list[tuple[int, ...] | None] = [None] * n
         """The cells within two steps (the numbers that can share an unknown cell with one)."""
@@ -113,7 +113,14 @@ class Certifier:
     def _twin_row(self, a: int) -> tuple[tuple[int, tuple[int, ...]], ...]:
         na = set(self.nbs[a])
         row = []
-        for b in self.near[a] or self._near(a):
+        w, (r, c) = self.width, divmod(a, self.width)
+        if 2 <= r < self.height - 2 and 2 <= c < w - 2:
+            # two steps from every wall only the four beside it qualify (six cells must be mines;
+            # a diagonal or farther pair needs ten)
+            candidates: tuple[int, ...] = (a - w, a - 1, a + 1, a + w)
+        else:
+            candidates = self.near[a] or self._near(a)
+        for b in candidates:
             nb = set(self.nbs[b])
             if not (na & nb or b in na):
                 continue  # sharing nothing, they are twins only where walled in by mines
@@ -420,23 +427,22 @@ def _choose(n: int, k: int) -> int:
     return comb(n, k) if 0 <= k <= n else 0
 
 
-class _Neighbours(Sequence[tuple[int, ...]]):
+class _Table(Protocol):
+    """A neighbour table: ``table[c]`` is the cells around ``c``."""
+
+    def __getitem__(self, c: int, /) -> tuple[int, ...]: ...
+
+
+class _Neighbours:
     """A huge board's neighbours, computed when asked (its geometry keeps no table)."""
 
+    __slots__ = ("neighbours",)
+
     def __init__(self, geo: Geometry) -> None:
-        self.geo = geo
+        self.neighbours = geo.neighbours
 
-    def __len__(self) -> int:
-        return self.geo.cells
-
-    @overload
-    def __getitem__(self, c: int) -> tuple[int, ...]: ...
-    @overload
-    def __getitem__(self, c: slice) -> Sequence[tuple[int, ...]]: ...
-    def __getitem__(self, c: int | slice) -> tuple[int, ...] | Sequence[tuple[int, ...]]:
-        if isinstance(c, slice):
-            return [self.geo.neighbours(d) for d in range(self.geo.cells)[c]]
-        return self.geo.neighbours(c)
+    def __getitem__(self, c: int, /) -> tuple[int, ...]:
+        return self.neighbours(c)
 
 
 def _bits(mask: int) -> list[int]:
