@@ -101,6 +101,22 @@ class NoGuessBoard:
     seconds: float
     """Time taken."""
 
+    def describe(self) -> str:
+        """How the board was made, in a line for its user.
+
+        >>> no_guess_layout(9, 9, 10, "zero", 20, seed=1).describe().split(":")[0]
+        'guess-free from (2,2) by the complete certificate'
+        """
+        if self.mode == "uniform":
+            how = f"uniform sampling, {self.attempts} layouts drawn"
+        else:
+            how = (
+                f"the dense mode, {self.attempts} certifications (not uniform: its bias is in BENCHMARKS.md)"
+            )
+        r, c = divmod(self.first, self.width)
+        ms = 1000 * self.seconds
+        return f"guess-free from ({r},{c}) by the {self.certificate} certificate: {how}, {ms:.0f} ms"
+
 
 def solve_by_deduction(game: Game, certificate: Certificate = "complete") -> bool:
     """Play ``game`` (after its first click) by deduction alone: open every proven safe cell

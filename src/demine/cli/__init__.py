@@ -88,16 +88,7 @@ def cmd_new(ns: argparse.Namespace) -> int:
         game = Game(width, height, mines, rule=ns.rule, seed=ns.seed)
     game.reveal(start)
     for b in made if ns.no_guess else ():
-        how = (
-            f"uniform sampling, {b.attempts} layouts drawn"
-            if b.mode == "uniform"
-            else f"the dense mode, {b.attempts} certifications (not uniform: its bias is in BENCHMARKS.md)"
-        )
-        r, c = divmod(start, width)
-        print(
-            f"guess-free from ({r},{c}) by the {b.certificate} certificate: {how}, {1000 * b.seconds:.0f} ms",
-            file=sys.stderr,
-        )
+        print(b.describe(), file=sys.stderr)
     if ns.board:
         print(json.dumps(Board.from_game(game).to_json()))
     else:
