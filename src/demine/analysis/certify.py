@@ -27,15 +27,15 @@ same layout gets the same verdict on any machine.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 from itertools import compress
-from math import comb
 from typing import Literal, Protocol
 
 from demine.analysis.constraints import components
-from demine.analysis.exact import Counted, all_but_one, count_component, marginals, prefix_products
+from demine.analysis.exact import Counted, count_component, marginals
 from demine.analysis.order import OverBudget
 from demine.analysis.result import Limit
+from demine.analysis.totals import off_weights, prefix_products, weights_with_total
 from demine.engine.grid import Geometry, geometry
 from demine.errors import InconsistentPosition
 
@@ -332,35 +332,18 @@ class Certifier:
         self, masks: dict[int, int], front: list[int], need: bytearray, stale: set[int]
     ) -> tuple[set[int], set[int]]:
         """Count exactly, without the total, each frontier component holding a changed number."""
-        # the numbers touching each unknown cell, to walk the components
-        touching: dict[int, list[int]] = {}
-        for c, m in masks.items():
-            for d in _bits(m):
-                touching.setdefault(d, []).append(c)
-        seen: set[int] = set()
-        cons: list[tuple[list[int], int]] = []
-        for s in stale:
-            if s in seen or s not in masks:
-                continue
-            seen.add(s)
-            numbers, i = [s], 0
-            while i < len(numbers):
-                for d in _bits(masks[numbers[i]]):
-                    for e in touching[d]:
-                        if e not in seen:
-                            seen.add(e)
-                            numbers.append(e)
-                i += 1
-            cons.extend(([front[i] for i in _bits(masks[c])], need[c]) for c in numbers)
-        safe, mines = settled_cells(cons, self.limit.states)
+        numbers = list(masks)
+        cons = [([front[i] for i in _bits(masks[c])], need[c]) for c in numbers]
+        changed = {i for i, c in enumerate(numbers) if c in stale}
+        safe, mines = settled_cells(cons, self.limit.states, only=changed)
         return set(safe), set(mines)
 
     def _global(
         self, masks: dict[int, int], front: list[int], st: bytearray, need: bytearray, left: int
     ) -> set[int]:
         """The cells proven safe by the exact count of the whole board with the mine total."""
-        near = set(front)
-        off = [c for c in range(self.n) if not st[c] and c not in near]
+        frontier = set(front)
+        off = [c for c in range(self.n) if not st[c] and c not in frontier]
         cons = [([front[i] for i in _bits(m)], need[c]) for c, m in masks.items()]
         return set(settled_cells(cons, self.limit.states, off=off, mines=left)[0])
 
@@ -371,12 +354,14 @@ def settled_cells(
     *,
     off: Sequence[int] = (),
     mines: int | None = None,
+    only: Container[int] | None = None,
 ) -> tuple[list[int], list[int]]:
     """The cells safe and the cells mined in every solution of ``constraints`` (``(cells, mines
     among them)``), each component counted exactly. Without a total (``mines`` None) the
     components are independent, ``off`` is ignored, and a component past ``state_cap`` states
     settles nothing; with one, the ``off`` cells (in no constraint) take the mines the components
-    leave, and a component past ``state_cap`` settles nothing anywhere.
+    leave, and a component past ``state_cap`` settles nothing anywhere. ``only`` (without a total):
+    count only the components holding one of these constraints (their indices).
 
     The lean path for callers that need no probabilities and no reasons and have run the cheap
     rules already (the certifier of guess-free boards). The constraints must be satisfiable
@@ -385,6 +370,8 @@ def settled_cells(
     mined: list[int] = []
     counted: list[Counted] = []
     for comp in components([(cells, v, i) for i, (cells, v) in enumerate(constraints)]):
+        if only is not None and mines is None and not any(i in only for i in comp.cons_label):
+            continue
         n = comp.cells
         try:
             counted.append(count_component(comp, n if mines is None else min(n, mines), None, state_cap))
@@ -394,19 +381,11 @@ def settled_cells(
     if mines is None:
         Rs = [[1] * len(cnt.W) for cnt in counted]
     else:
-        n_off = len(off)
         polys = [cnt.W for cnt in counted]
         pre = prefix_products(polys)
-        Rs = [
-            [
-                sum(o * _choose(n_off, mines - t - u) for u, o in enumerate(others) if o)
-                for t in range(len(cnt.W))
-            ]
-            for cnt, others in zip(counted, all_but_one(polys, pre), strict=True)
-        ]
-        if n_off:
-            num = sum(w * _choose(n_off - 1, mines - T - 1) for T, w in enumerate(pre[-1]) if w)
-            z = sum(w * _choose(n_off, mines - T) for T, w in enumerate(pre[-1]) if w)
+        Rs = weights_with_total(polys, pre, len(off), mines)
+        if off:
+            num, z = off_weights(pre[-1], len(off), mines)
             if num == 0:
                 safe.extend(off)
             elif num == z:
@@ -421,10 +400,6 @@ def settled_cells(
             elif M[b] == len(cells) * Z:
                 mined.extend(cells)
     return safe, mined
-
-
-def _choose(n: int, k: int) -> int:
-    return comb(n, k) if 0 <= k <= n else 0
 
 
 class _Table(Protocol):

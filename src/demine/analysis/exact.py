@@ -44,6 +44,7 @@ from demine.analysis.constraints import Component, System, components
 from demine.analysis.order import OverBudget, elimination_order, greedy_order
 from demine.analysis.result import Analysis, Limit, Reason
 from demine.analysis.rules import Propagator
+from demine.analysis.totals import off_weights, prefix_products, weights_with_total
 from demine.errors import InconsistentPosition
 
 #: The prior chance of a mine per cell when the total is not known (about expert's density).
@@ -60,12 +61,6 @@ PAIR_WIDTH = 6
 def _binom_row(s: int) -> tuple[int, ...]:
     """C(s, 0..s), cached (box sizes repeat)."""
     return tuple(comb(s, k) for k in range(s + 1))
-
-
-@lru_cache(maxsize=4096)
-def _comb(n: int, k: int) -> int:
-    """C(n, k), 0 outside 0..n; cached (the same off-frontier weights recur move after move)."""
-    return comb(n, k) if 0 <= k <= n else 0
 
 
 def _width(comp: Component, deadline: float | None = None) -> int:
@@ -247,49 +242,6 @@ def marginals(cnt: Counted, R: list[int]) -> tuple[list[int], int]:
     return M, G.get(0, 0)
 
 
-def convolve_all_but_one(
-    polys: list[list[int]], deadline: float | None = None
-) -> tuple[list[int], list[list[int]]]:
-    """The convolution of all ``polys``, and for each one the convolution of all the others
-    (prefix and suffix products: O(k) convolutions for k polynomials, not O(k^2)). Raises
-    :class:`~demine.analysis.order.OverBudget` past ``deadline``."""
-    pre = prefix_products(polys, deadline)
-    return pre[-1], all_but_one(polys, pre, deadline)
-
-
-def prefix_products(polys: list[list[int]], deadline: float | None = None) -> list[list[int]]:
-    """``[1]`` and the convolution of the first 1, 2, ... of ``polys`` (the last: all of them)."""
-    pre = [[1]]
-    for W in polys:
-        pre.append(_convolve(pre[-1], W, deadline))
-    return pre
-
-
-def all_but_one(
-    polys: list[list[int]], pre: list[list[int]], deadline: float | None = None
-) -> list[list[int]]:
-    """For each of ``polys``, the convolution of all the others, from the prefix products ``pre``
-    (:class:`OverBudget` past ``deadline``: with many components of huge counts this is the
-    costliest step of an analysis)."""
-    suf = [[1]]
-    for W in reversed(polys):
-        suf.append(_convolve(suf[-1], W, deadline))
-    suf.reverse()
-    return [_convolve(pre[i], suf[i + 1], deadline) for i in range(len(polys))]
-
-
-def _convolve(a: list[int], b: list[int], deadline: float | None = None) -> list[int]:
-    out = [0] * (len(a) + len(b) - 1)
-    for i, x in enumerate(a):
-        if deadline is not None and i % 16 == 0 and time.perf_counter() > deadline:
-            raise OverBudget
-        if x:
-            for j, y in enumerate(b):
-                if y:
-                    out[i + j] += x * y
-    return out
-
-
 #: Counts of components, kept by a caller across related systems (see :func:`solve_system`).
 CountCache = dict[tuple[object, ...], Counted]
 
@@ -400,11 +352,7 @@ def _solve(
         polys = [cnt.W for cnt in counted]
         pre = prefix_products(polys, deadline)
         total_poly = pre[-1]
-
-        def weight(x: int) -> int:
-            return _comb(n_off, x)
-
-        Z = sum(w * weight(L - T) for T, w in enumerate(total_poly) if w)
+        num, Z = off_weights(total_poly, n_off, L)
         if Z == 0:
             lo = next(T for T, w in enumerate(total_poly) if w) + forced_mines
             hi = len(total_poly) - 1 + forced_mines + n_off
@@ -416,21 +364,12 @@ def _solve(
             )
         solutions = Z
         # (a position the count cannot explain is refused above, before the costliest step)
-        all_others = all_but_one(polys, pre, deadline)
-        for cnt, others in zip(counted, all_others, strict=True):
-            R = [0] * len(cnt.W)
-            for t in range(len(cnt.W)):
-                acc = 0
-                for u, o in enumerate(others):
-                    if o:
-                        acc += o * weight(L - t - u)
-                R[t] = acc
+        for cnt, R in zip(counted, weights_with_total(polys, pre, n_off, L, deadline), strict=True):
             M, Zc = marginals(cnt, R)
             assert Zc == Z, (Zc, Z)
             for b, cells in enumerate(cnt.comp.boxes):
                 assign(cells, (M[b], len(cells) * Z))
         if n_off:
-            num = sum(w * _comb(n_off - 1, L - T - 1) for T, w in enumerate(total_poly) if w)
             assign(off, (num, Z))
     safe = frozenset(safe_cells)
     mines = frozenset(mine_cells)

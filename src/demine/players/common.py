@@ -98,7 +98,7 @@ def combine_components(
             return 1 if 0 <= x <= n_off else 0
         return comb(n_off, x) if 0 <= x <= n_off else 0
 
-    from demine.analysis.exact import convolve_all_but_one
+    from demine.analysis.totals import convolve_all_but_one
 
     total, all_others = convolve_all_but_one([W for W, _ in parts])
     Z = sum(w * weight(mines_left - T) for T, w in enumerate(total))

@@ -1,0 +1,92 @@
+"""The mine total across independent components: polynomials of layouts by mine count.
+
+Each frontier component's layouts, counted by how many mines they hold, form a polynomial; the
+board's layouts under a mine total are their product with the ways the cells off the frontier take
+the rest. The exact counter (:mod:`demine.analysis.exact`), the certifier of guess-free boards and
+the literature's players share these steps.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import lru_cache
+from math import comb
+
+from demine.analysis.order import OverBudget
+
+
+@lru_cache(maxsize=4096)
+def _comb(n: int, k: int) -> int:
+    """C(n, k), 0 outside 0..n; cached (the same off-frontier weights recur move after move)."""
+    return comb(n, k) if 0 <= k <= n else 0
+
+
+def convolve_all_but_one(
+    polys: list[list[int]], deadline: float | None = None
+) -> tuple[list[int], list[list[int]]]:
+    """The convolution of all ``polys``, and for each one the convolution of all the others
+    (prefix and suffix products: O(k) convolutions for k polynomials, not O(k^2)). Raises
+    :class:`~demine.analysis.order.OverBudget` past ``deadline``."""
+    pre = prefix_products(polys, deadline)
+    return pre[-1], all_but_one(polys, pre, deadline)
+
+
+def prefix_products(polys: list[list[int]], deadline: float | None = None) -> list[list[int]]:
+    """``[1]`` and the convolution of the first 1, 2, ... of ``polys`` (the last: all of them)."""
+    pre = [[1]]
+    for W in polys:
+        pre.append(_convolve(pre[-1], W, deadline))
+    return pre
+
+
+def all_but_one(
+    polys: list[list[int]], pre: list[list[int]], deadline: float | None = None
+) -> list[list[int]]:
+    """For each of ``polys``, the convolution of all the others, from the prefix products ``pre``
+    (:class:`OverBudget` past ``deadline``: with many components of huge counts this is the
+    costliest step of an analysis)."""
+    suf = [[1]]
+    for W in reversed(polys):
+        suf.append(_convolve(suf[-1], W, deadline))
+    suf.reverse()
+    return [_convolve(pre[i], suf[i + 1], deadline) for i in range(len(polys))]
+
+
+def _convolve(a: list[int], b: list[int], deadline: float | None = None) -> list[int]:
+    out = [0] * (len(a) + len(b) - 1)
+    for i, x in enumerate(a):
+        if deadline is not None and i % 16 == 0 and time.perf_counter() > deadline:
+            raise OverBudget
+        if x:
+            for j, y in enumerate(b):
+                if y:
+                    out[i + j] += x * y
+    return out
+
+
+def weights_with_total(
+    polys: list[list[int]], pre: list[list[int]], n_off: int, left: int, deadline: float | None = None
+) -> list[list[int]]:
+    """For each component (``polys``: each one's layouts by mine count; ``pre``: their
+    :func:`prefix_products`), ``R[t]``: the ways the other components and the ``n_off`` cells off
+    the frontier complete a layout of ``left`` mines when this one holds ``t`` (the weights
+    :func:`marginals` takes under a mine total; :class:`OverBudget` past ``deadline``)."""
+    out = []
+    for W, others in zip(polys, all_but_one(polys, pre, deadline), strict=True):
+        R = [0] * len(W)
+        for t in range(len(W)):
+            acc = 0
+            for u, o in enumerate(others):
+                if o:
+                    acc += o * _comb(n_off, left - t - u)
+            R[t] = acc
+        out.append(R)
+    return out
+
+
+def off_weights(total_poly: list[int], n_off: int, left: int) -> tuple[int, int]:
+    """With the components' layouts by mine count (``total_poly``, the product of them all) and
+    ``n_off`` cells off the frontier taking the rest of ``left`` mines: the weight of the layouts
+    with a mine on one given off cell, and of all layouts (0: the total cannot be met)."""
+    num = sum(w * _comb(n_off - 1, left - T - 1) for T, w in enumerate(total_poly) if w)
+    return num, sum(w * _comb(n_off, left - T) for T, w in enumerate(total_poly) if w)
