@@ -11,6 +11,7 @@ import pytest
 
 from demine import (
     GameRecord,
+    InputError,
     Limit,
     NoGuessTimeout,
     SizeError,
@@ -171,6 +172,8 @@ def test_the_dense_mode_is_reproducible_and_never_cut_short_by_its_budget() -> N
 
 
 def test_impossible_and_hopeless_requests_are_clear_errors() -> None:
+    with pytest.raises(InputError, match="swap steps"):
+        no_guess_layout(9, 9, 30, "zero", 40, mode="dense", mix=-1)
     with pytest.raises(SizeError, match="do not fit"):
         no_guess_layout(9, 9, 75, "zero", 40)
     with pytest.raises(NoGuessTimeout, match="fewer mines"):

@@ -191,6 +191,8 @@ def no_guess_layout(
     _check_certificate(certificate)
     if mode not in MODES:
         raise InputError(f"unknown no-guess mode {mode!r}; choose one of {', '.join(MODES)}")
+    if mix is not None and mix < 0:
+        raise InputError(f"mix is the dense mode's swap steps, at least 0; got {mix}")
     geo = geometry(width, height)
     if not 0 <= first < width * height:
         raise InputError(f"first click {first} is off the {width}x{height} board")
