@@ -1,0 +1,58 @@
+"""The project's own files: the version written once, the results page's size, the licence."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+import demine
+
+ROOT = Path(__file__).resolve().parent.parent
+#: BENCHMARKS.md answers "how strong, how fast, against whom" in two minutes; detail goes to the
+#: research log.
+RESULTS_PAGE_LIMIT = 15 * 1024
+
+
+def test_the_version_is_written_once_in_the_package() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "version" not in project["project"], "pyproject.toml must not write the version itself"
+    assert "version" in project["project"]["dynamic"]
+    path = project["tool"]["hatch"]["version"]["path"]
+    source = (ROOT / path).read_text(encoding="utf-8")
+    written = re.findall(r'^__version__ = "([^"]+)"$', source, flags=re.M)
+    assert written == [demine.__version__]
+    assert re.fullmatch(r"\d+\.\d+\.\d+(?:[.-]?\w+)?", demine.__version__)
+
+
+def test_the_installed_metadata_agrees_with_the_package() -> None:
+    try:
+        installed = importlib.metadata.version("demine")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("demine is not installed (only on the path): no metadata to compare")
+    assert installed == demine.__version__, "reinstall (pip install -e .) after changing __version__"
+
+
+def test_the_changelog_has_an_unreleased_section_and_the_current_version() -> None:
+    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert "## [Unreleased]" in text
+    assert f"## [{demine.__version__}]" in text
+
+
+def test_the_licence_is_the_mit_text_pyproject_names() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert project["project"]["license"] == "MIT"
+    text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert text.startswith("MIT License")
+    assert "Permission is hereby granted, free of charge" in text
+
+
+def test_the_results_page_stays_under_15_kb() -> None:
+    size = (ROOT / "BENCHMARKS.md").stat().st_size
+    assert size < RESULTS_PAGE_LIMIT, (
+        f"BENCHMARKS.md is {size} bytes, over {RESULTS_PAGE_LIMIT}: move detail to docs/research-log.md"
+    )
+
