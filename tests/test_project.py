@@ -55,4 +55,3 @@ def test_the_results_page_stays_under_15_kb() -> None:
     assert size < RESULTS_PAGE_LIMIT, (
         f"BENCHMARKS.md is {size} bytes, over {RESULTS_PAGE_LIMIT}: move detail to docs/research-log.md"
     )
-
