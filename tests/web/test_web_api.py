@@ -347,7 +347,8 @@ def test_the_page_and_its_assets_are_served_with_a_strict_policy(client: TestCli
     r = client.get("/")
     assert r.status_code == 200 and "<title>demine" in r.text
     assert "default-src 'self'" in r.headers["content-security-policy"]
-    for asset in ("app.js", "style.css", "favicon.svg"):
+    modules = ("app.js", "util.js", "api.js", "board.js", "game.js", "input.js", "review.js", "analysis.js")
+    for asset in (*modules, "style.css", "favicon.svg"):
         assert client.get(f"/static/{asset}").status_code == 200
 
 

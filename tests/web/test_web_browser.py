@@ -173,7 +173,18 @@ def test_keyboard_moves_reveals_and_flags(page: Page, server: str) -> None:
     expect(cell(page, "board", 0, 0)).to_contain_class("flag cursor")
 
 
+EVENT_LOG = """
+window.demineEvents = [];
+for (const name of ["demine:game-started", "demine:move", "demine:game-ended"]) {
+  document.addEventListener(name, (e) => window.demineEvents.push(
+    {name, id: e.detail.game.id, outcome: e.detail.game.outcome, preset: e.detail.preset,
+     kind: e.detail.move ? e.detail.move.kind : null, bbbv: e.detail.game.bbbv ?? null}));
+}
+"""
+
+
 def test_win_a_seeded_game_with_the_hint_button(page: Page, server: str) -> None:
+    page.add_init_script(EVENT_LOG)
     start_game(page, server, "beginner", "zero", "2")
     page.check("#hints-toggle")
     kinds = set()
@@ -198,6 +209,15 @@ def test_win_a_seeded_game_with_the_hint_button(page: Page, server: str) -> None
     expect(page.locator("#result")).to_contain_text("Won")
     expect(page.locator("#result")).to_contain_text("3BV")
     assert kinds == {"safe", "guess"} and stars >= 1
+    # the events other modules (statistics) hear: a start, each move, one end with the 3BV
+    events = page.evaluate("window.demineEvents")
+    names = [e["name"] for e in events]
+    assert names[:2] == ["demine:game-started", "demine:game-started"]  # the default game, then ours
+    assert names[-1] == "demine:game-ended" and names.count("demine:game-ended") == 1
+    ours = [e for e in events if e["id"] == events[1]["id"]]
+    assert all(e["preset"] == "beginner" for e in ours)
+    assert {e["kind"] for e in ours if e["name"] == "demine:move"} == {"reveal"}
+    assert ours[-1]["outcome"] == "won" and ours[-1]["bbbv"] > 0
     # replay: back to the start, one move on
     page.click("#rp-first")
     expect(page.locator("#board .cell.open")).to_have_count(0)

@@ -1,0 +1,145 @@
+// The analysis board: type or paste a position, read what logic proves and the probabilities.
+
+import { api } from "./api.js";
+import { drawBoard, eventCell, probMap } from "./board.js";
+import { $, MOVES, key, bestText, download, b64bytes } from "./util.js";
+
+const an = { width: 9, height: 9, rows: null, selected: null, result: null, because: null };
+
+function anRows() {
+  return an.rows.map((r) => r.join(""));
+}
+
+function anText() {
+  const m = $("an-mines").value;
+  return `${an.width}x${an.height}${m !== "" ? "x" + m : ""}\n${anRows().join("\n")}\n`;
+}
+
+function anBlank() {
+  an.width = Math.max(1, Math.min(100, Number($("an-w").value) || 9));
+  an.height = Math.max(1, Math.min(100, Number($("an-h").value) || 9));
+  an.rows = Array.from({ length: an.height }, () => Array(an.width).fill("H"));
+  an.result = null;
+  an.selected = key(0, 0);
+  $("an-text").value = anText();
+  anDraw();
+}
+
+function anOverlay() {
+  const o = { selected: an.selected, because: an.because };
+  const res = an.result;
+  if (res && !res.error) {
+    o.safe = new Set(res.safe.map(([r, c]) => key(r, c)));
+    o.mines = new Set(res.mines_found.map(([r, c]) => key(r, c)));
+    o.wrongFlags = new Set((res.wrong_flags || []).map(([r, c]) => key(r, c)));
+    o.probs = probMap(res.probabilities, an.width);
+    o.best = res.best && res.best.cell ? key(...res.best.cell) : null;
+  }
+  return o;
+}
+
+function anDraw() {
+  drawBoard($("an-board"), anRows(), anOverlay());
+}
+
+function anShow(text, error = false) {
+  $("an-result").textContent = text;
+  $("an-result").classList.toggle("error", error);
+}
+
+async function anAnalyse(fromText) {
+  const body = { text: fromText ? $("an-text").value : anText(), trust_flags: $("an-trust").checked };
+  if (!fromText && $("an-mines").value !== "") body.mines = Number($("an-mines").value);
+  try {
+    const res = await api("/api/analyze", body);
+    an.width = res.width;
+    an.height = res.height;
+    an.rows = res.rows.map((r) => [...r]);
+    $("an-w").value = res.width;
+    $("an-h").value = res.height;
+    $("an-mines").value = res.mines ?? "";
+    $("an-text").value = res.text;
+    an.result = res;
+    if (res.error) {
+      anShow(res.error, true);
+    } else {
+      const sol = res.solutions == null ? "approximate (over budget)" : `${res.solutions} layouts`;
+      anShow(`${res.safe.length} safe, ${res.mines_found.length} mines proven; ${sol}` +
+        (res.best && res.best.cell ? `; best guess (${res.best.cell.join(",")}) ${bestText(res.best)}` : ""));
+    }
+  } catch (e) {
+    anShow(e.message, true);
+  }
+  anDraw();
+}
+
+function anSet(ch) {
+  if (!an.selected) return;
+  const [r, c] = an.selected.split(",").map(Number);
+  an.rows[r][c] = ch;
+  an.result = null;
+  $("an-text").value = anText();
+  anShow("");
+  anDraw();
+}
+
+export function analysisKeys(ev) {
+  if (ev.target.closest("input, textarea, select") || !an.rows) return;
+  const k = ev.key;
+  if (MOVES[k] && k.startsWith("Arrow")) {
+    ev.preventDefault();
+    const [r, c] = (an.selected || "0,0").split(",").map(Number);
+    const [dr, dc] = MOVES[k];
+    an.selected = key(Math.max(0, Math.min(an.height - 1, r + dr)), Math.max(0, Math.min(an.width - 1, c + dc)));
+    anDraw();
+  } else if (k >= "0" && k <= "8") {
+    anSet(k);
+  } else if (k === "f" || k === "F") {
+    anSet("F");
+  } else if (k === "h" || k === "H") {
+    anSet("H");
+  }
+}
+
+function anHover(ev) {
+  const rc = eventCell(ev);
+  const res = an.result;
+  let because = null;
+  if (rc && res && res.reasons) {
+    const reason = res.reasons[key(...rc)];
+    if (reason) {
+      $("an-why").textContent = reason.text;
+      because = new Set(reason.numbers.map(([r, c]) => key(r, c)));
+    }
+  }
+  if ((because ? [...because].join() : "") !== (an.because ? [...an.because].join() : "")) {
+    an.because = because;
+    anDraw();
+  }
+}
+
+export function setupAnalysis() {
+  $("an-blank").addEventListener("click", anBlank);
+  $("an-load").addEventListener("click", () => anAnalyse(true));
+  $("an-run").addEventListener("click", () => anAnalyse(false));
+  $("an-board").addEventListener("click", (ev) => {
+    const rc = eventCell(ev);
+    if (!rc) return;
+    an.selected = key(...rc);
+    $("an-board").focus();
+    anDraw();
+  });
+  $("an-board").addEventListener("mouseover", anHover);
+  $("an-export-text").addEventListener("click", () => {
+    $("an-text").value = anText();
+    download("position.mine", new Blob([anText()], { type: "text/plain" }));
+  });
+  $("an-export-mbf").addEventListener("click", async () => {
+    await anAnalyse(false);
+    const res = an.result;
+    if (res && res.mbf) download("position.mbf", new Blob([b64bytes(res.mbf)], { type: "application/octet-stream" }));
+    else if (res) anShow(res.error || res.mbf_note, true);
+  });
+  anBlank();
+}
+

@@ -1,0 +1,105 @@
+// The end of a game: the replay slider and the review (marks, the winning-chance graph, and the
+// played and better moves framed on the board).
+
+import { api } from "./api.js";
+import { play, redraw } from "./game.js";
+import { $, key } from "./util.js";
+
+export async function replayTo(k, mark = null) {
+  const v = play.view;
+  if (!v || v.outcome === "playing") return;
+  play.reviewMark = mark;
+  k = Math.max(0, Math.min(v.total_moves, k));
+  const frame = await api(`/api/games/${v.id}/replay?move=${k}`);
+  play.replayView = k === v.total_moves ? null : frame;
+  $("rp-slider").value = k;
+  $("rp-label").value = `move ${k} / ${v.total_moves}` +
+    (frame.last ? ` (${frame.last.kind} ${frame.last.cell.join(",")})` : "");
+  redraw();
+}
+
+// ---------------------------------------------------------------- the review of a finished game
+const SHOWN_MARKS = ["inaccuracy", "mistake", "blunder", "needless guess", "wrong flag", "best guess"];
+
+export async function showReview() {
+  const v = play.view;
+  if (!v || v.outcome === "playing") return;
+  $("review").hidden = false;
+  $("review-summary").textContent = "Reviewing…";
+  let r;
+  try {
+    r = await api(`/api/games/${v.id}/review`);
+  } catch (e) {
+    $("review-summary").textContent = e.message;
+    return;
+  }
+  const s = r.summary;
+  const pct = (x) => (x === null || x === undefined ? "–" : `${(100 * x).toFixed(1)}%`);
+  const counts = Object.entries(s.marks).filter(([m, n]) => n && m !== "flag").map(([m, n]) => `${n} ${m}`);
+  $("review-summary").textContent = `${counts.join(", ")}. Chance to win given away: ${pct(s.chance_lost)}` +
+    ` (${pct(s.chance_lost_exact)} by the exact endgame); luck ${pct(s.luck)}; accuracy ${pct(s.accuracy)};` +
+    ` 3BV ${s.solved_bbbv}/${s.bbbv}, IOE ${s.ioe === null ? "–" : s.ioe.toFixed(2)}.`;
+  drawReviewGraph(r);
+  const list = $("review-marks");
+  list.replaceChildren();
+  for (const d of r.decisions) {
+    if (!SHOWN_MARKS.includes(d.mark) && !d.hit_mine) continue;
+    const li = document.createElement("li");
+    li.value = d.index + 1;
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = `mark-${d.mark.replace(" ", "-")}`;
+    const risk = d.mine_probability === null ? "" : `, ${pct(d.mine_probability)} mine`;
+    const best = d.best && (d.best[0] !== d.row || d.best[1] !== d.col)
+      ? `; better ${d.best.join(",")} (${pct(d.best_mine_probability)} mine)` : "";
+    const lost = d.lost ? `; ${(100 * d.lost).toFixed(1)} points lost${d.exact ? "" : " (estimate)"}` : "";
+    b.textContent = `${d.mark}${d.hit_mine ? " — hit a mine" : ""}: ${d.kind} ${d.row},${d.col}${risk}${best}${lost}`;
+    const cell = (rc) => (rc ? key(rc[0], rc[1]) : null);
+    b.addEventListener("click", () => replayTo(d.index, {
+      played: key(d.row, d.col),
+      better: d.best && (d.best[0] !== d.row || d.best[1] !== d.col) ? cell(d.best) : null,
+    }));
+    li.append(b);
+    list.append(li);
+  }
+  if (!list.children.length) list.textContent = "No guesses: every move was forced.";
+}
+
+function drawReviewGraph(r) {
+  const svg = $("review-graph");
+  const { x, kept, luck } = r.curves;
+  const W = 600, H = 160, pad = 8;
+  const last = Math.max(1, x[x.length - 1] || 1);
+  const px = (v) => pad + ((W - 2 * pad) * v) / last;
+  const py = (p) => H - pad - (H - 2 * pad) * p;
+  const steps = (ys) => {
+    let d = `M ${px(0)} ${py(1)}`;
+    ys.forEach((y, i) => { d += ` H ${px(x[i])} V ${py(y)}`; });
+    return d + ` H ${px(last)}`;
+  };
+  const NS = "http://www.w3.org/2000/svg";
+  svg.replaceChildren();
+  const path = (d, cls) => {
+    const e = document.createElementNS(NS, "path");
+    e.setAttribute("d", d); e.setAttribute("fill", "none"); e.setAttribute("class", cls);
+    e.setAttribute("stroke", cls === "kept" ? "#37474f" : "#90a4ae");
+    e.setAttribute("stroke-width", "2");
+    if (cls === "luck") e.setAttribute("stroke-dasharray", "5 4");
+    svg.append(e);
+  };
+  path(steps(luck), "luck");
+  path(steps(kept), "kept");
+  const colours = { "best guess": "#2e7d32", inaccuracy: "#f9a825", mistake: "#ef6c00", blunder: "#c62828",
+    "needless guess": "#6a1b9a", "wrong flag": "#1565c0" };
+  r.decisions.forEach((d, i) => {
+    if (!colours[d.mark]) return;
+    const c = document.createElementNS(NS, "circle");
+    c.setAttribute("cx", px(x[i])); c.setAttribute("cy", py(kept[i])); c.setAttribute("r", "4.5");
+    c.setAttribute("fill", colours[d.mark]); c.setAttribute("class", "review-dot");
+    const t = document.createElementNS(NS, "title");
+    t.textContent = `move ${d.index + 1}: ${d.mark}`;
+    c.append(t);
+    svg.append(c);
+  });
+}
+
