@@ -1,0 +1,617 @@
+"""minesolve (C, MIT, Tobias Olsson) as a benchmark peer: its library plays demine's boards, paired
+with demine's players on the same boards, in the same minutes.
+
+Run: python benchmarks/peer_minesolve.py --games 2000 --depths 1,2 --players fast,best
+     python benchmarks/peer_minesolve.py --boards held-out.jsonl --depths 3 --cap 3=500
+     python benchmarks/peer_minesolve.py --check-rules 200
+
+The library is built with CMake from the peer's source (``--source``, default
+``../shared/peers/minesolve`` beside the repository) into a cache folder outside the repository
+(``--build``, default ``$XDG_CACHE_HOME/demine/minesolve-HASH``); without cmake or a C compiler the
+script says so and stops. Its API (``include/minesolve.h``) is driven through ctypes: one
+``MsBoard`` kept up to date with the cells demine's :class:`~demine.Game` opens, ``ms_solve`` at
+each turn. The turn is that of its own ``--simulate``: when the move it returns has probability 0,
+every cell of probability 0 is opened, else the move is a guess. demine's engine applies the moves,
+so both sides play exactly the same layouts under the same rule from the same first click (the
+boards of a ``--boards`` file, or ``--seed``/``--games`` drawn as ``demine bench`` draws them).
+
+Rounds of ``--round`` boards alternate between the players, so their times come from the same
+minutes of a shared machine. ``ms`` of a minesolve game is the time spent in ``ms_solve`` (pure C,
+called through ctypes); its ``wall_ms`` adds the Python that applies its moves. A demine game's
+``ms`` is ``demine bench``'s (the whole game: engine and player).
+
+``--check-rules N`` checks on N boards that the peer plays under our rules: its first click on an
+empty expert board is (0,0) like ours; at every decision point of its games its probabilities are
+demine's exact ones (to 1e-9: the same total mine count and uniform layouts); and where demine's
+``fast`` and minesolve depth 1 make the same guesses on a board, the outcome is the same.
+
+``--record DIR`` keeps one record file per player (``demine bench --record`` lines, resumable: a
+second run plays only the games missing); ``--plot FILE`` draws win rate against ms a game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import hashlib
+import json
+import math
+import os
+import random
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from demine.bench import GameResult, GameSpec, board_specs, generated_specs, paired, play_game, wilson
+from demine.bench.records import append_result, read_records
+from demine.engine.formats import read_boards
+from demine.engine.game import Game
+from demine.engine.grid import PRESETS, default_start
+from demine.errors import DemineError
+from demine.players import PlayerSpec, find_solver
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_SOURCE = ROOT.parent / "shared" / "peers" / "minesolve"
+MAX_SQUARES = 1024  # MS_MAX_SQUARES in minesolve.h
+MAX_DEPTH = 8
+# MsStatus
+MS_OK, MS_OK_FALLBACK, MS_ERR_COMPUTATIONAL_LIMIT = 0, 1, 2
+STATUS_NAMES = (
+    "OK",
+    "OK_FALLBACK",
+    "COMPUTATIONAL_LIMIT",
+    "INTERNAL_LIMIT",
+    "INVALID_BOARD",
+    "INVALID_PARAM",
+)
+
+
+class PeerError(DemineError):
+    """The peer cannot be built, loaded or played."""
+
+
+class MsBoard(ctypes.Structure):
+    """``MsBoard`` of minesolve.h (row-major cells, index = y * w + x)."""
+
+    _fields_ = (
+        ("w", ctypes.c_int32),
+        ("h", ctypes.c_int32),
+        ("mine_count", ctypes.c_int32),
+        ("unrevealed_c", ctypes.c_int32),
+        ("hint", ctypes.c_int32 * MAX_SQUARES),
+        ("revealed", ctypes.c_bool * MAX_SQUARES),
+        ("mines", ctypes.c_bool * MAX_SQUARES),
+        ("wrapping", ctypes.c_bool),
+    )
+
+
+class MsResult(ctypes.Structure):
+    """``MsResult`` of minesolve.h."""
+
+    _fields_ = (("status", ctypes.c_int), ("move", ctypes.c_int32), ("p_loss", ctypes.c_double))
+
+
+# ---------------------------------------------------------------------------------------- build
+def tools_missing() -> list[str]:
+    """The build tools that are not on PATH (cmake, make and a C compiler)."""
+    missing = [t for t in ("cmake", "make") if shutil.which(t) is None]
+    if not any(shutil.which(c) for c in ("cc", "gcc", "clang")):
+        missing.append("a C compiler (gcc or clang)")
+    return missing
+
+
+def source_digest(source: Path) -> str:
+    """A short hash of the peer's build inputs (its C sources, headers and CMakeLists.txt)."""
+    h = hashlib.sha256()
+    files = sorted([source / "CMakeLists.txt", *source.glob("include/*.h"), *source.glob("src/lib/*.[ch]")])
+    for f in files:
+        h.update(f.relative_to(source).as_posix().encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:12]
+
+
+def default_build_dir(source: Path) -> Path:
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "demine" / f"minesolve-{source_digest(source)}"
+
+
+def build(source: Path, build_dir: Path | None = None, quiet: bool = True) -> Path:
+    """``libminesolve.so`` built from ``source`` (reused when already built from the same sources)."""
+    if not (source / "include" / "minesolve.h").is_file():
+        raise PeerError(
+            f"no minesolve source at {source} (its include/minesolve.h is missing); pass --source"
+        )
+    if build_dir is None:
+        build_dir = default_build_dir(source)
+    if build_dir.resolve().is_relative_to(ROOT):
+        raise PeerError(f"build the peer outside the repository, not in {build_dir}")
+    lib = build_dir / "libminesolve.so"
+    if lib.is_file():
+        return lib
+    missing = tools_missing()
+    if missing:
+        raise PeerError(f"cannot build minesolve: {', '.join(missing)} not found")
+    build_dir.mkdir(parents=True, exist_ok=True)
+    out = subprocess.DEVNULL if quiet else None
+    steps = [
+        ["cmake", "-S", str(source), "-B", str(build_dir), "-DCMAKE_BUILD_TYPE=Release"],
+        ["make", "-C", str(build_dir), "minesolve_shared"],
+    ]
+    for cmd in steps:
+        done = subprocess.run(cmd, stdout=out, stderr=subprocess.PIPE, text=True, check=False)
+        if done.returncode != 0:
+            raise PeerError(f"{' '.join(cmd[:2])} failed:\n{done.stderr[-2000:]}")
+    if not lib.is_file():
+        raise PeerError(f"the build made no {lib}")
+    return lib
+
+
+# ---------------------------------------------------------------------------------------- play
+class MineSolve:
+    """The peer's library, loaded (one per process: it keeps its tables in globals)."""
+
+    def __init__(self, lib_path: Path) -> None:
+        lib = ctypes.CDLL(str(lib_path))
+        lib.ms_board_init.argtypes = (
+            ctypes.POINTER(MsBoard),
+            ctypes.c_int32,
+            ctypes.c_int32,
+            ctypes.c_int32,
+            ctypes.c_bool,
+        )
+        lib.ms_board_init.restype = None
+        lib.ms_solve.argtypes = (
+            ctypes.POINTER(MsBoard),
+            ctypes.c_int32,
+            ctypes.POINTER(MsResult),
+            ctypes.POINTER(ctypes.c_double),
+        )
+        lib.ms_solve.restype = ctypes.c_int
+        lib.ms_probabilities.argtypes = (ctypes.POINTER(MsBoard), ctypes.POINTER(ctypes.c_double))
+        lib.ms_probabilities.restype = ctypes.c_int
+        self.lib = lib
+        self.board = MsBoard()
+        self.result = MsResult()
+        self.p = (ctypes.c_double * MAX_SQUARES)()
+
+    def new_board(self, width: int, height: int, mines: int) -> None:
+        """An empty board (every cell covered)."""
+        if width * height > MAX_SQUARES:
+            raise PeerError(f"minesolve plays boards of up to {MAX_SQUARES} cells, not {width}x{height}")
+        self.lib.ms_board_init(ctypes.byref(self.board), width, height, mines, False)
+
+    def opened(self, game: Game, cells: Sequence[int]) -> None:
+        """Show the board the cells ``game`` just opened."""
+        b, vis = self.board, game.visible
+        for c in cells:
+            b.revealed[c] = True
+            b.hint[c] = vis[c]
+        b.unrevealed_c -= len(cells)
+
+    def solve(self, depth: int) -> tuple[int, int]:
+        """``ms_solve`` at ``depth``: (status, move); the probabilities are in ``self.p``."""
+        status = self.lib.ms_solve(ctypes.byref(self.board), depth, ctypes.byref(self.result), self.p)
+        return int(status), int(self.result.move)
+
+    def probabilities(self) -> list[float]:
+        """``ms_probabilities`` of the current board."""
+        status = self.lib.ms_probabilities(ctypes.byref(self.board), self.p)
+        if status not in (MS_OK, MS_OK_FALLBACK):
+            raise PeerError(f"ms_probabilities returned {STATUS_NAMES[status]}")
+        n = self.board.w * self.board.h
+        return list(self.p[:n])
+
+
+@dataclass(slots=True)
+class PeerGame:
+    """One game of the peer."""
+
+    result: GameResult
+    """As demine's bench reports a game (``ms``: the time inside ``ms_solve``)."""
+    wall_ms: float
+    """The game's wall time, the Python that applies the moves included."""
+    fallbacks: int
+    """Turns where its search hit its budget and it fell back to the safest cell."""
+    guesses: list[int]
+    """The cells it guessed, in order."""
+
+
+def play_peer(ms: MineSolve, spec: GameSpec, depth: int, on_turn: Any = None) -> PeerGame:
+    """Play ``spec`` with minesolve at ``depth``, turn by turn as its ``--simulate`` does.
+    ``on_turn(game)`` is called before each turn (for the rules check)."""
+    t0 = time.perf_counter()
+    game = spec.game()
+    ms.new_board(spec.width, spec.height, spec.mines)
+    ms.opened(game, game.reveal(spec.start))
+    solve_s, moves, fallbacks = 0.0, 1, 0
+    guesses: list[int] = []
+    n = spec.width * spec.height
+    while not game.over:
+        if on_turn is not None:
+            on_turn(game)
+        t1 = time.perf_counter()
+        status, move = ms.solve(depth)
+        solve_s += time.perf_counter() - t1
+        if status not in (MS_OK, MS_OK_FALLBACK):
+            raise PeerError(f"game {spec.index}: ms_solve returned {STATUS_NAMES[status]}")
+        fallbacks += status == MS_OK_FALLBACK
+        if not 0 <= move < n or ms.board.revealed[move]:
+            raise PeerError(f"game {spec.index}: ms_solve chose cell {move}, which is not covered")
+        p = ms.p
+        if p[move] == 0.0:
+            for c in [c for c in range(n) if p[c] == 0.0 and not ms.board.revealed[c]]:
+                opened = game.reveal(c)
+                if game.outcome == "lost":
+                    raise PeerError(
+                        f"game {spec.index}: a mine at cell {c}, which minesolve gave probability 0"
+                    )
+                ms.opened(game, opened)
+                moves += 1
+                if game.over:
+                    break
+        else:
+            guesses.append(move)
+            ms.opened(game, game.reveal(move))
+            moves += 1
+    ms_ = solve_s * 1000.0
+    wall = (time.perf_counter() - t0) * 1000.0
+    return PeerGame(GameResult(spec.index, game.won, moves, len(guesses), ms_), wall, fallbacks, guesses)
+
+
+# ---------------------------------------------------------------------------------------- players
+@dataclass(frozen=True, slots=True)
+class Contestant:
+    """A player of the run: a minesolve depth or a demine player."""
+
+    label: str
+    """``minesolve-d2`` or the demine player's text (``fast``, ``best(depth=2)``)."""
+    depth: int | None
+    """The peer's search depth (None: a demine player)."""
+    spec: PlayerSpec | None
+    """The demine player (None: the peer)."""
+    games: int
+    """How many of the boards it plays (the first ones)."""
+
+
+def contestants(
+    depths: Sequence[int], players: Sequence[str], games: int, caps: dict[str, int]
+) -> list[Contestant]:
+    out = []
+    for d in depths:
+        label = f"minesolve-d{d}"
+        out.append(Contestant(label, d, None, min(games, caps.get(str(d), caps.get(label, games)))))
+    for text in players:
+        spec = PlayerSpec.parse(text)
+        label = str(spec)
+        out.append(Contestant(label, None, spec, min(games, caps.get(label, games))))
+    return out
+
+
+def parse_caps(items: Sequence[str]) -> dict[str, int]:
+    """``--cap 3=500 --cap best=2000``: a depth or a player, and its number of boards."""
+    caps = {}
+    for item in items:
+        key, sep, value = item.rpartition("=")
+        if not sep or not value.isdigit() or int(value) <= 0:
+            raise SystemExit(f"--cap {item!r}: expected DEPTH=N or PLAYER=N with N > 0")
+        caps[key.strip()] = int(value)
+    return caps
+
+
+def file_name(label: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in label) + ".jsonl"
+
+
+def run(
+    specs: Sequence[GameSpec],
+    players: Sequence[Contestant],
+    ms: MineSolve | None,
+    round_size: int,
+    record: Path | None,
+    source_label: str,
+    progress: bool,
+) -> dict[str, list[tuple[GameResult, dict[str, Any]]]]:
+    """Every contestant on its boards, in rounds that alternate between them; results by label."""
+    done: dict[str, dict[int, tuple[GameResult, dict[str, Any]]]] = {c.label: {} for c in players}
+    files = {}
+    if record is not None:
+        record.mkdir(parents=True, exist_ok=True)
+        for c in players:
+            path = record / file_name(c.label)
+            for line in read_records(path, missing_ok=True):
+                if line.extra.get("boards") != source_label:
+                    raise SystemExit(
+                        f"{path}: its games are of {line.extra.get('boards')!r}, not {source_label!r}"
+                    )
+                done[c.label][line.result.index] = (line.result, line.extra)
+            files[c.label] = path.open("a", encoding="utf-8")
+    try:
+        for lo in range(0, max(c.games for c in players), round_size):
+            for c in players:
+                for sp in specs[lo : min(lo + round_size, c.games)]:
+                    if sp.index in done[c.label]:
+                        continue
+                    extra: dict[str, Any] = {"boards": source_label}
+                    if c.depth is not None:
+                        assert ms is not None
+                        g = play_peer(ms, sp, c.depth)
+                        r = g.result
+                        extra |= {"wall_ms": round(g.wall_ms, 3), "fallbacks": g.fallbacks}
+                    else:
+                        assert c.spec is not None
+                        r = play_game(sp, c.spec)
+                    done[c.label][r.index] = (r, extra)
+                    if c.label in files:
+                        append_result(files[c.label], c.label, r, **extra)
+            if progress:
+                print(f"  round {lo // round_size + 1}: boards {lo}-{lo + round_size - 1}", file=sys.stderr)
+    finally:
+        for f in files.values():
+            f.close()
+    return {c.label: [done[c.label][sp.index] for sp in specs[: c.games]] for c in players}
+
+
+# ---------------------------------------------------------------------------------------- report
+def quantile(values: Sequence[float], q: float) -> float:
+    """The ``q`` quantile of ``values`` (nearest rank).
+
+    >>> quantile([1.0, 2.0, 3.0, 4.0], 0.5), quantile([1.0, 2.0, 3.0, 4.0], 0.99)
+    (2.0, 4.0)
+    """
+    s = sorted(values)
+    return s[max(0, math.ceil(q * len(s)) - 1)]
+
+
+def summary(label: str, games: Sequence[tuple[GameResult, dict[str, Any]]]) -> dict[str, Any]:
+    results = [r for r, _ in games]
+    n, wins = len(results), sum(r.won for r in results)
+    ms = [r.ms for r in results]
+    lo, hi = wilson(wins, n)
+    out = {
+        "player": label,
+        "games": n,
+        "wins": wins,
+        "win_rate": wins / n,
+        "ci95": [lo, hi],
+        "ms_mean": sum(ms) / n,
+        "ms_median": quantile(ms, 0.5),
+        "ms_p99": quantile(ms, 0.99),
+        "ms_max": max(ms),
+    }
+    walls = [e["wall_ms"] for _, e in games if "wall_ms" in e]
+    if walls:
+        out["wall_ms_mean"] = sum(walls) / len(walls)
+        out["fallback_games"] = sum(1 for _, e in games if e.get("fallbacks"))
+    return out
+
+
+def pairs(
+    results: dict[str, list[tuple[GameResult, dict[str, Any]]]], players: Sequence[Contestant]
+) -> list[dict[str, Any]]:
+    """Each demine player against each minesolve depth, on the boards both played."""
+    out = []
+    for a in (c for c in players if c.depth is None):
+        for b in (c for c in players if c.depth is not None):
+            n = min(a.games, b.games)
+            ra, rb = [r for r, _ in results[a.label][:n]], [r for r, _ in results[b.label][:n]]
+            pr = paired(a.label, ra, b.label, rb)
+            ma, mb = sum(r.ms for r in ra) / n, sum(r.ms for r in rb) / n
+            medians = quantile([r.ms for r in ra], 0.5) / quantile([r.ms for r in rb], 0.5)
+            out.append({**pr.to_json(), "mean_ms_ratio": ma / mb, "median_ms_ratio": medians})
+    return out
+
+
+def print_report(rows: list[dict[str, Any]], prs: list[dict[str, Any]], rule: str, start: str) -> None:
+    print(
+        f"rule {rule}, first click {start}; ms: a minesolve game's time in ms_solve, "
+        "a demine game's whole time"
+    )
+    print(
+        f"{'player':<26}{'games':>7}{'win %':>8}{'95% CI':>16}"
+        f"{'ms mean':>10}{'median':>9}{'p99':>9}{'max':>10}"
+    )
+    for r in rows:
+        lo, hi = r["ci95"]
+        ci = f"{100 * lo:.2f}-{100 * hi:.2f}"
+        print(
+            f"{r['player']:<26}{r['games']:>7}{100 * r['win_rate']:>8.2f}{ci:>16}"
+            f"{r['ms_mean']:>10.2f}{r['ms_median']:>9.2f}{r['ms_p99']:>9.1f}{r['ms_max']:>10.1f}"
+        )
+    for p in prs:
+        print(
+            f"{p['a']} vs {p['b']} on {p['games']} boards: wins {p['wins_a']} - {p['wins_b']}, "
+            f"only {p['a']} {p['only_a']}, only {p['b']} {p['only_b']}, sign test p = {p['p_value']:.3g}; "
+            f"ms ratio mean {p['mean_ms_ratio']:.2f}, median {p['median_ms_ratio']:.2f}"
+        )
+
+
+def plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
+    """Win rate (95% CI) against mean ms a game, log scale; p99 as a faint marker."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise SystemExit("--plot needs matplotlib: pip install 'demine[plot]'") from None
+    fig, ax = plt.subplots(figsize=(7, 4.2), dpi=110)
+    for r in rows:
+        peer = r["player"].startswith("minesolve")
+        rate, (lo, hi) = 100 * r["win_rate"], r["ci95"]
+        colour = "tab:orange" if peer else "tab:blue"
+        ax.errorbar(
+            r["ms_mean"],
+            rate,
+            yerr=[[rate - 100 * lo], [100 * hi - rate]],
+            fmt="s" if peer else "o",
+            color=colour,
+            capsize=3,
+        )
+        ax.plot([r["ms_median"], r["ms_p99"]], [rate, rate], color=colour, alpha=0.3, lw=4)
+        ax.annotate(f" {r['player']} ({r['games']:,})", (r["ms_mean"], rate), fontsize=8)
+    ax.set_xscale("log")
+    ax.set_xlabel("ms a game (marker: mean; band: median to p99)")
+    ax.set_ylabel("win rate, % (95% CI)")
+    ax.set_title(title, fontsize=9)
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+# ---------------------------------------------------------------------------------------- rules
+def check_rules(ms: MineSolve, specs: Sequence[GameSpec]) -> dict[str, Any]:
+    """The peer plays under our rules: its first click, its probabilities, its outcomes."""
+    from demine.analysis import analyze
+
+    sp0 = specs[0]
+    ms.new_board(sp0.width, sp0.height, sp0.mines)
+    _, first = ms.solve(1)
+    worst, positions = 0.0, 0
+
+    def compare(game: Game) -> None:
+        nonlocal worst, positions
+        a = analyze(game.position())
+        if a.approximate:
+            return
+        theirs = ms.probabilities()
+        for c, v in enumerate(game.visible):
+            if v == 9:  # covered
+                worst = max(worst, abs(float(a.p(c)) - theirs[c]))
+        positions += 1
+
+    same, differ, agree = 0, 0, 0
+    for sp in specs:
+        g = play_peer(ms, sp, 1, compare)
+        ours, our_guesses = _play_guesses(sp, "fast")
+        if our_guesses == g.guesses:
+            same += 1
+            agree += ours == g.result.won
+        else:
+            differ += 1
+    return {
+        "boards": len(specs),
+        "first_click": first,
+        "start": sp0.start,
+        "positions_compared": positions,
+        "max_probability_difference": worst,
+        "boards_same_guesses": same,
+        "same_outcome_there": agree,
+        "boards_other_guesses": differ,
+    }
+
+
+def _play_guesses(spec: GameSpec, name: str) -> tuple[bool, list[int]]:
+    """A demine player's game on ``spec``: won, and the cells it guessed."""
+    player = find_solver(name)
+    rng = random.Random(f"{spec.seed}/player")
+    game = spec.game()
+    game.reveal(spec.start)
+    guesses = []
+    while not game.over:
+        d = player.decide(game.position(), rng)
+        if d.guess:
+            guesses.append(d.moves[0].cell)
+        for mv in d.moves:
+            game.play(mv)
+            if game.over:
+                break
+    return game.won, guesses
+
+
+# ---------------------------------------------------------------------------------------- main
+def board_set(ns: argparse.Namespace) -> tuple[list[GameSpec], str]:
+    if ns.boards:
+        try:
+            boards = read_boards(ns.boards)
+        except (OSError, DemineError) as e:
+            raise SystemExit(f"--boards {ns.boards}: {e}") from None
+        if not boards:
+            raise SystemExit(f"--boards {ns.boards}: no boards in the file")
+        return board_specs(
+            boards[: ns.games] if ns.games else boards, ns.seed
+        ), f"file:{Path(ns.boards).name}"
+    p = PRESETS["expert"]
+    start = default_start(p.width, p.height, "safe")
+    return generated_specs(
+        p.width, p.height, p.mines, "safe", start, ns.games or 1000, ns.seed
+    ), f"seed:{ns.seed}"
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--boards", help="a board file to play (default: expert, safe, (0,0), drawn from --seed)")
+    ap.add_argument(
+        "--games", type=int, default=None, help="boards to play (default 1000; with --boards all)"
+    )
+    ap.add_argument("--seed", default="peer", help="the run's seed (default: peer)")
+    ap.add_argument(
+        "--depths", default="1,2", help="minesolve search depths, 1-8 (default: 1,2; '' for none)"
+    )
+    ap.add_argument("--players", default="fast,best", help="demine players (default: fast,best; '' for none)")
+    ap.add_argument(
+        "--cap", action="append", default=[], metavar="WHO=N", help="play only the first N boards (3=500)"
+    )
+    ap.add_argument("--round", type=int, default=50, help="boards a round, alternating players (default 50)")
+    ap.add_argument("--record", type=Path, help="keep per-player record files in DIR (resumable)")
+    ap.add_argument("--json", type=Path, help="write the summaries and pairs to FILE")
+    ap.add_argument("--plot", type=Path, help="draw win rate against ms a game to FILE (.png or .svg)")
+    ap.add_argument(
+        "--check-rules", type=int, default=0, metavar="N", help="check the peer's rules on N boards"
+    )
+    ap.add_argument("--source", type=Path, default=DEFAULT_SOURCE, help="minesolve's source folder")
+    ap.add_argument("--build", type=Path, help="where to build it (default: a cache folder)")
+    ap.add_argument("--quiet", action="store_true", help="no progress lines")
+    ns = ap.parse_args(argv)
+    depths = [int(d) for d in ns.depths.split(",") if d.strip()]
+    if any(not 1 <= d <= MAX_DEPTH for d in depths):
+        raise SystemExit(f"--depths: each depth lies in 1-{MAX_DEPTH}, got {ns.depths!r}")
+    from demine.players import split_players
+
+    try:
+        players = contestants(depths, split_players(ns.players), 10**9, parse_caps(ns.cap))
+    except DemineError as e:
+        raise SystemExit(f"--players: {e}") from None
+    specs, source_label = board_set(ns)
+    players = [Contestant(c.label, c.depth, c.spec, min(c.games, len(specs))) for c in players]
+    try:
+        ms = MineSolve(build(ns.source, ns.build)) if depths or ns.check_rules else None
+    except (PeerError, OSError) as e:
+        raise SystemExit(str(e)) from None
+    load = os.getloadavg()
+    print(f"{len(specs)} boards ({source_label}); load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    out: dict[str, Any] = {"boards": source_label, "load_before": load}
+    if ns.check_rules:
+        assert ms is not None
+        rules = check_rules(ms, specs[: ns.check_rules])
+        out["rules"] = rules
+        print(
+            f"rules check on {rules['boards']} boards: first click {rules['first_click']} "
+            f"(ours {rules['start']}); "
+            f"{rules['positions_compared']} positions, largest probability difference "
+            f"{rules['max_probability_difference']:.2g}; "
+            f"same guesses on {rules['boards_same_guesses']} boards, "
+            f"same outcome on {rules['same_outcome_there']} of them"
+        )
+    if players:
+        results = run(specs, players, ms, ns.round, ns.record, source_label, not ns.quiet)
+        rows = [summary(c.label, results[c.label]) for c in players]
+        prs = pairs(results, players)
+        sp0 = specs[0]
+        r0, c0 = divmod(sp0.start, sp0.width)
+        print_report(rows, prs, sp0.rule, f"({r0},{c0})")
+        load = os.getloadavg()
+        print(f"load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+        out |= {"players": rows, "pairs": prs, "load_after": load}
+        if ns.plot:
+            plot(rows, ns.plot, f"expert 30x16/99, rule {sp0.rule}, first click ({r0},{c0}); {source_label}")
+    if ns.json:
+        ns.json.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

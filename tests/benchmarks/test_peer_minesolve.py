@@ -1,0 +1,84 @@
+"""benchmarks/peer_minesolve.py: the C peer builds outside the repository, plays our boards under
+our rules, and its records resume. Skipped where the peer's source or cmake/a C compiler is missing."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from demine.bench import generated_specs
+from tests.helpers import benchmark_script
+
+
+@pytest.fixture(scope="module")
+def peer() -> Iterator[ModuleType]:
+    with benchmark_script("peer_minesolve") as module:
+        yield module
+
+
+@pytest.fixture(scope="module")
+def library(peer: ModuleType, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if not (peer.DEFAULT_SOURCE / "include" / "minesolve.h").is_file():
+        pytest.skip(f"no minesolve source at {peer.DEFAULT_SOURCE}")
+    missing = peer.tools_missing()
+    if missing:
+        pytest.skip(f"cannot build minesolve here: {', '.join(missing)} missing")
+    lib: Path = peer.build(peer.DEFAULT_SOURCE, tmp_path_factory.mktemp("minesolve-build"))
+    return lib
+
+
+def test_without_build_tools_it_says_what_is_missing(
+    peer: ModuleType, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(peer.shutil, "which", lambda name: None)
+    assert peer.tools_missing() == ["cmake", "make", "a C compiler (gcc or clang)"]
+    source = tmp_path / "src"
+    (source / "include").mkdir(parents=True)
+    (source / "include" / "minesolve.h").write_text("")
+    (source / "CMakeLists.txt").write_text("")
+    with pytest.raises(peer.PeerError, match="cmake, make, a C compiler"):
+        peer.build(source, tmp_path / "build")
+    with pytest.raises(peer.PeerError, match="outside the repository"):
+        peer.build(source, peer.ROOT / "build-here")
+
+
+def test_it_plays_under_our_rules(peer: ModuleType, library: Path) -> None:
+    ms = peer.MineSolve(library)
+    specs = generated_specs(30, 16, 99, "safe", 0, 8, "peer-rules")
+    rules = peer.check_rules(ms, specs)
+    assert rules["first_click"] == rules["start"] == 0
+    assert rules["positions_compared"] > 8
+    # its probabilities are demine's exact ones: the same total count, the same layouts
+    assert rules["max_probability_difference"] < 1e-9
+    assert rules["boards_same_guesses"] > 0
+    assert rules["same_outcome_there"] == rules["boards_same_guesses"]
+    # every game ends, on the layout demine drew, with each guess counted
+    for sp in specs[:3]:
+        g = peer.play_peer(ms, sp, 2)
+        assert g.result.guesses == len(g.guesses)
+        assert g.wall_ms >= g.result.ms > 0
+
+
+def test_a_run_pairs_records_and_resumes(
+    peer: ModuleType, library: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["--games", "6", "--depths", "1", "--players", "fast", "--round", "4", "--quiet"]
+    args += ["--seed", "peer-test", "--record", str(tmp_path / "rec"), "--json", str(tmp_path / "out.json")]
+    args += ["--build", str(library.parent)]
+    peer.main(args)
+    first = json.loads((tmp_path / "out.json").read_text())
+    lines = (tmp_path / "rec" / "minesolve-d1.jsonl").read_text().splitlines()
+    assert len(lines) == 6
+    (pair,) = first["pairs"]
+    assert (pair["a"], pair["b"], pair["games"]) == ("fast", "minesolve-d1", 6)
+    assert pair["only_a"] - pair["only_b"] == pair["wins_a"] - pair["wins_b"]
+    # a second run plays nothing again and reports the same games
+    peer.main(args)
+    assert (tmp_path / "rec" / "minesolve-d1.jsonl").read_text().splitlines() == lines
+    again = json.loads((tmp_path / "out.json").read_text())
+    assert again["players"] == first["players"]
+    assert "minesolve-d1" in capsys.readouterr().out
