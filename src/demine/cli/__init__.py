@@ -496,68 +496,9 @@ def _add_more(sub: Any) -> None:
 
     add_review(sub)
 
-    p = sub.add_parser("serve", help="play in the browser with hints, and analyse positions (the web extra)")
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
-    p.add_argument("--port", type=positive_int, default=8000, help="port (default: 8000)")
-    p.add_argument(
-        "--db",
-        help="where the games are kept: a SQLite file (default: ~/.local/share/demine/games.db) or "
-        "a PostgreSQL address postgresql://user:password@host:port/database (the postgres extra)",
-    )
-    p.add_argument(
-        "--workers",
-        type=int,
-        default=None,
-        help="processes that compute hints (default: one per CPU when there are several; 0: none)",
-    )
-    p.add_argument(
-        "--rate",
-        action="append",
-        metavar="KIND=RATE",
-        help="requests one client may make, KIND one of games, moves, hints, analyses, RATE like "
-        "600/minute, 20/second;1200/minute (both at once) or off (defaults: games 5/second;60/minute, "
-        "moves 30/second;1200/minute, hints 20/second;600/minute, analyses 5/second;120/minute); "
-        "repeat for several",
-    )
-    p.add_argument(
-        "--trust-proxy",
-        action="store_true",
-        help="take each client's address from X-Forwarded-For (only behind a proxy that sets it)",
-    )
-    p.add_argument("--max-moves", type=positive_int, default=20_000, help="moves one game may hold")
-    p.add_argument(
-        "--processes",
-        type=positive_int,
-        default=1,
-        help="server processes sharing the port and the games file (default 1; named apart from "
-        "--workers, the hint processes of each)",
-    )
-    p.set_defaults(func=cmd_serve)
+    from demine.cli.serve import add_serve
 
-
-def cmd_serve(ns: argparse.Namespace) -> int:
-    try:
-        import fastapi  # noqa: F401
-        import uvicorn  # noqa: F401
-    except ImportError:
-        raise DemineError("the web game needs FastAPI and uvicorn: pip install 'demine[web]'") from None
-    from demine.web.app import serve
-    from demine.web.limits import ServeLimits
-
-    rates: dict[str, str | None] = {}
-    for item in ns.rate or []:
-        kind, sep, rate = item.partition("=")
-        if not sep or kind not in ("games", "moves", "hints", "analyses"):
-            raise DemineError(
-                f"--rate {item!r}: expected KIND=RATE with KIND one of games, moves, hints, analyses"
-            )
-        rates[kind] = None if rate.strip().lower() == "off" else rate.strip()
-    limits = ServeLimits(**rates, trust_proxy=ns.trust_proxy, max_moves=ns.max_moves)  # type: ignore[arg-type]
-
-    if ns.workers is not None and ns.workers < 0:
-        raise DemineError(f"--workers must be 0 or more, got {ns.workers}")
-    serve(ns.host, ns.port, ns.db, ns.workers, limits, ns.processes)
-    return 0
+    add_serve(sub)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

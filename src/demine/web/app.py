@@ -176,7 +176,7 @@ def create_app(db: str | Path = ":memory:", workers: int = 0, limits: ServeLimit
     def client(request: Request) -> str:
         """The request's client, also kept for the slow lane's per-client bound."""
         host = request.client.host if request.client else None
-        who = rate.client(host, request.headers.get("x-forwarded-for"))
+        who = rate.client(host, request.headers.getlist("x-forwarded-for"))
         CLIENT.set(who)
         return who
 
@@ -390,7 +390,11 @@ def serve(
     rates = ", ".join(
         f"{k} {getattr(limits, k) or 'unlimited'}" for k in ("games", "moves", "hints", "analyses")
     )
-    proxy = "from X-Forwarded-For" if limits.trust_proxy else "by connection address"
+    proxy = (
+        f"by the X-Forwarded-For entry {limits.proxy_hops} from the right"
+        if limits.trust_proxy
+        else "by connection address; X-Forwarded-For ignored"
+    )
     print(
         f"demine: per client ({proxy}): {rates}; at most {limits.max_moves} moves a game; "
         f"{limits.heavy_running} heavy requests at once, {limits.heavy_queue} waiting",
@@ -408,6 +412,9 @@ def serve(
             host=host,
             port=port,
             log_level="warning",
+            proxy_headers=False,  # the app reads X-Forwarded-For itself, only with trust_proxy
         )
         return
-    uvicorn.run(create_app(where, workers, limits), host=host, port=port, log_level="warning")
+    uvicorn.run(
+        create_app(where, workers, limits), host=host, port=port, log_level="warning", proxy_headers=False
+    )

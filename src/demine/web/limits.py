@@ -1,18 +1,19 @@
 """What one client may ask of the server: requests per minute by kind, with the ``limits`` library.
 
-Each client (by its address; by the first address of ``X-Forwarded-For`` only when the server is
-told it sits behind a proxy it trusts) has moving windows per kind of request: a burst rate per
-second and a rate per minute. Past one the answer is 429 with ``Retry-After``, sent after a pause
-(``penalty``): a client that ignores Retry-After and asks again at once gets at most one answer
-per pause per connection, so a flood of refused requests cannot take the server's time from the
-players. The defaults are far above what a fast human does (a speedrunner clicks about 10 times a
-second at most) and far below what a script can send.
+Each client (by its connection's address; only when the server is told it sits behind a proxy it
+trusts, by the ``X-Forwarded-For`` entry that proxy appended: :meth:`RateLimiter.client`) has moving
+windows per kind of request: a burst rate per second and a rate per minute. Past one the answer is
+429 with ``Retry-After``, sent after a pause (``penalty``): a client that ignores Retry-After and
+asks again at once gets at most one answer per pause per connection, so a flood of refused requests
+cannot take the server's time from the players. The defaults are far above what a fast human does (a
+speedrunner clicks about 10 times a second at most) and far below what a script can send.
 """
 
 from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -53,7 +54,11 @@ class ServeLimits:
     penalty: float = 1.0
     """Seconds a refused request (429) waits before its answer is sent."""
     trust_proxy: bool = False
-    """Take the client's address from ``X-Forwarded-For`` (only behind a proxy that sets it)."""
+    """Take the client's address from ``X-Forwarded-For`` (only behind a proxy that appends to it);
+    without it the header is ignored, whoever sends it."""
+    proxy_hops: int = 1
+    """With ``trust_proxy``: the proxies in a row that append to ``X-Forwarded-For``; the client is
+    the entry this many from the right (the one the outermost trusted proxy appended)."""
     max_moves: int = 20_000
     """Moves one game may hold (an expert game takes a few hundred)."""
     heavy_running: int = 4
@@ -87,8 +92,8 @@ class ServeLimits:
                     raise InputError(f"rate for {kind}: {text!r} is not like '600/minute'") from None
         if not 0 <= self.penalty <= 60:
             raise InputError(f"penalty must be between 0 and 60 seconds, got {self.penalty}")
-        counts = ("max_moves", "heavy_running", "slow_running", "heavy_per_client", "games_per_client")
-        for name in (*counts, "cache_bytes", "quick_cells"):
+        counts = ("max_moves", "proxy_hops", "heavy_running", "slow_running", "heavy_per_client")
+        for name in (*counts, "games_per_client", "cache_bytes", "quick_cells"):
             if getattr(self, name) < 1:
                 raise InputError(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.heavy_queue < 0 or self.idle_expiry <= 0 or self.finished_expiry <= 0:
@@ -107,10 +112,15 @@ class RateLimiter:
             if (text := getattr(settings, kind)) is not None
         }
 
-    def client(self, host: str | None, forwarded: str | None) -> str:
-        """The client's key: its address (the proxy's word for it only when trusted)."""
-        if self.settings.trust_proxy and forwarded:
-            return forwarded.split(",")[0].strip()
+    def client(self, host: str | None, forwarded: Sequence[str] = ()) -> str:
+        """The client's key: the connection's address, or with ``trust_proxy`` the address the
+        trusted proxy appended to ``X-Forwarded-For`` (``forwarded``: the header's values in the
+        order received). Entries to the left of it are whatever the client wrote, so the one
+        taken is ``proxy_hops`` from the right (the leftmost when there are fewer)."""
+        if self.settings.trust_proxy:
+            entries = [e.strip() for value in forwarded for e in value.split(",") if e.strip()]
+            if entries:
+                return entries[max(0, len(entries) - self.settings.proxy_hops)]
         return host or "unknown"
 
     def hit(self, kind: Kind, client: str) -> None:
