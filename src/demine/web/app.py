@@ -10,6 +10,7 @@ API (cells are ``[row, col]``; errors are ``{"error": message}`` with a 4xx stat
 - ``GET /api/games/{id}/hint`` → one move to show (a safe cell, else the best guess)
 - ``GET /api/games/{id}/replay?move=K`` and ``GET /api/games/{id}/export`` once the game is over
 - ``POST /api/analyze`` ``{text, mines, trust_flags}`` → the analysis board's result
+- ``/api/players/...``: a player's own record on the server (:mod:`demine.web.records`)
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from demine.errors import DemineError
 from demine.web.limits import Busy, RateLimiter, ServeLimits, TooManyRequests
+from demine.web.records import Records, add_routes
 from demine.web.service import MAX_PASTE, Conflict, NotFound, Service, analysis_board
 from demine.web.store import open_store
 from demine.web.workers import CLIENT
@@ -172,6 +174,8 @@ def create_app(db: str | Path = ":memory:", workers: int = 0, limits: ServeLimit
     limits = limits or ServeLimits()
     service = Service(open_store(db), workers, limits)
     rate = RateLimiter(limits)
+    records = Records(service, limits)  # the players' own records (/api/players)
+    service.expire_hooks.append(records.expire)
 
     def client(request: Request) -> str:
         """The request's client, also kept for the slow lane's per-client bound."""
@@ -183,6 +187,7 @@ def create_app(db: str | Path = ":memory:", workers: int = 0, limits: ServeLimit
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         service.store.reopen()  # (a no-op the first time; an app may be started again)
+        records.open()
         yield
         service.close()
 
@@ -194,6 +199,7 @@ def create_app(db: str | Path = ":memory:", workers: int = 0, limits: ServeLimit
         lifespan=lifespan,
     )
     app.state.service = service
+    app.state.records = records
     app.add_middleware(_Guard)
 
     @app.exception_handler(DemineError)
@@ -276,6 +282,8 @@ def create_app(db: str | Path = ":memory:", workers: int = 0, limits: ServeLimit
     @app.get("/api/games/{game_id}/export")
     def export(game_id: str) -> Response:
         return _json(service.export(game_id))
+
+    add_routes(app, records, rate, client)
 
     @app.post("/api/analyze")
     async def analyze(body: AnalyzeIn, request: Request) -> Response:

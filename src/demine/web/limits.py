@@ -21,7 +21,7 @@ from limits import RateLimitItem, parse_many, storage, strategies
 
 from demine.errors import DemineError, InputError
 
-Kind = Literal["games", "moves", "hints", "analyses"]
+Kind = Literal["games", "moves", "hints", "analyses", "records"]
 
 
 class TooManyRequests(DemineError):
@@ -51,6 +51,8 @@ class ServeLimits:
     """Hint requests (hints, one hint, the best guess)."""
     analyses: str | None = "5/second;120/minute"
     """Analysis-board requests."""
+    records: str | None = "5/second;120/minute"
+    """Requests about a player's own record (``/api/players``)."""
     penalty: float = 1.0
     """Seconds a refused request (429) waits before its answer is sent."""
     trust_proxy: bool = False
@@ -61,6 +63,8 @@ class ServeLimits:
     the entry this many from the right (the one the outermost trusted proxy appended)."""
     max_moves: int = 20_000
     """Moves one game may hold (an expert game takes a few hundred)."""
+    max_records: int = 10_000
+    """Games one player's record on the server holds (the oldest leave first)."""
     heavy_running: int = 4
     """Hints on the players' games computed at once..."""
     heavy_queue: int = 64
@@ -83,7 +87,7 @@ class ServeLimits:
     """Memory for the games kept in memory (the least recently used leave first)."""
 
     def __post_init__(self) -> None:
-        for kind in ("games", "moves", "hints", "analyses"):
+        for kind in ("games", "moves", "hints", "analyses", "records"):
             text = getattr(self, kind)
             if text is not None:
                 try:
@@ -93,7 +97,7 @@ class ServeLimits:
         if not 0 <= self.penalty <= 60:
             raise InputError(f"penalty must be between 0 and 60 seconds, got {self.penalty}")
         counts = ("max_moves", "proxy_hops", "heavy_running", "slow_running", "heavy_per_client")
-        for name in (*counts, "games_per_client", "cache_bytes", "quick_cells"):
+        for name in (*counts, "games_per_client", "max_records", "cache_bytes", "quick_cells"):
             if getattr(self, name) < 1:
                 raise InputError(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.heavy_queue < 0 or self.idle_expiry <= 0 or self.finished_expiry <= 0:
@@ -108,7 +112,7 @@ class RateLimiter:
         self._limiter = strategies.MovingWindowRateLimiter(storage.MemoryStorage())
         self._items: dict[str, list[RateLimitItem]] = {
             kind: parse_many(text)
-            for kind in ("games", "moves", "hints", "analyses")
+            for kind in ("games", "moves", "hints", "analyses", "records")
             if (text := getattr(settings, kind)) is not None
         }
 

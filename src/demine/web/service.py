@@ -92,6 +92,8 @@ class Service:
         self._weights: dict[str, int] = {}
         self._game_locks: dict[str, threading.Lock] = {}
         self._expired_at = 0.0
+        self.expire_hooks: list[Callable[[float], object]] = []
+        """Called with the time at each expiry (the players' records expire with the games)."""
         self._cache: OrderedDict[str, Session] = OrderedDict()
         self._cache_lock = threading.Lock()
         self.workers = workers
@@ -179,6 +181,8 @@ class Service:
         gone = self.store.expire(now, lim.idle_expiry, lim.finished_expiry, lim.max_db_bytes)
         for gid in gone:
             self._forget(gid)
+        for hook in self.expire_hooks:
+            hook(now)
         return len(gone)
 
     def _remember(self, s: Session) -> None:

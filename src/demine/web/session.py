@@ -13,7 +13,7 @@ from demine.analysis.certify import Certificate
 from demine.analysis.noguess import no_guess_game, no_guess_layout
 from demine.engine.game import Game, Move
 from demine.engine.grid import default_start
-from demine.engine.position import FLAG
+from demine.engine.position import COVERED, FLAG, Position
 from demine.web.hints import _rc, _rows
 from demine.web.store import StoredGame
 
@@ -43,6 +43,33 @@ def _guess_free(
 
 def _fixed(cells: tuple[int, ...]) -> Callable[[int], tuple[int, ...]]:
     return lambda first: cells
+
+
+def seen_bbbv(p: Position) -> int:
+    """The 3BV cleared so far, as far as the player can see it: each region of opened zeros (an
+    opening) and each opened number with no opened zero beside it. It reads only ``p``, so a
+    game being played shows it without telling anything of the hidden layout; it can count a
+    number whose opening is still covered (the layout's count would not), and equals the
+    layout's count once every opening beside an opened number is open (a won game: its 3BV).
+    O(cells)."""
+    states = p.states
+    nb = p.geometry.neighbours
+    seen = bytearray(len(states))
+    total = 0
+    for c, v in enumerate(states):
+        if v == 0 and not seen[c]:
+            total += 1  # a new opening: mark its zeros
+            seen[c] = 1
+            todo = [c]
+            while todo:
+                for d in nb(todo.pop()):
+                    if states[d] == 0 and not seen[d]:
+                        seen[d] = 1
+                        todo.append(d)
+    for c, v in enumerate(states):
+        if 0 < v < COVERED and not any(states[d] == 0 for d in nb(c)):
+            total += 1
+    return total
 
 
 def _seed_text(seed: int | str | None) -> str | None:
@@ -142,6 +169,8 @@ class Session:
             "running": self.started is not None and not self.game.over,
             "seed": _seed_text(self.game.seed) if self.seed_given else None,
             "no_guess": g.no_guess,
+            # 3BV cleared (what the player sees; the layout's own count once over), for live 3BV/s
+            "solved_bbbv": g.solved_bbbv() if over and g.placed else seen_bbbv(p),
         }
         if over:
             layout = self.game.mine_cells() if self.game.placed else []
