@@ -4,13 +4,20 @@ request is counted under, connections held open by a slow client, and the proces
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import json
+import os
+import resource
+import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -117,3 +124,207 @@ def _raw_status(url: str, *forwarded: str) -> int:
         s.sendall(b"\r\n".join(lines))
         answer = s.recv(64)
     return int(answer.split()[1])
+
+
+# ---------------------------------------------------------------------------- slow clients
+def _files(n: int) -> None:
+    """This process may open ``n`` files (the slow client's sockets), else the test is skipped."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < n:
+        if hard != resource.RLIM_INFINITY and hard < n:
+            pytest.skip(f"needs {n} open files, the hard limit is {hard}")
+        resource.setrlimit(resource.RLIMIT_NOFILE, (n, hard))
+
+
+def _limit_files(n: int) -> Any:
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (n, n))
+
+    return limit
+
+
+class Player(threading.Thread):
+    """Asks for a game's view from ``source`` every ``every`` seconds, each on a new connection,
+    until stopped; keeps each answer's status (0: no answer) and time."""
+
+    def __init__(self, url: str, gid: str, source: str, every: float = 0.25) -> None:
+        super().__init__(daemon=True)
+        self.port, self.gid, self.source, self.every = int(url.rsplit(":", 1)[1]), gid, source, every
+        self.answers: list[tuple[int, float]] = []
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        while not self.stop.wait(self.every):
+            t0 = time.monotonic()
+            conn = http.client.HTTPConnection(
+                "127.0.0.1", self.port, timeout=5, source_address=(self.source, 0)
+            )
+            try:
+                conn.request("GET", f"/api/games/{self.gid}")
+                status = conn.getresponse().status
+            except OSError:
+                status = 0
+            finally:
+                conn.close()
+            self.answers.append((status, time.monotonic() - t0))
+
+
+def _slowloris(port: int, sources: Sequence[str], sockets: int, seconds: float) -> Counter[str]:
+    """``sockets`` connections from ``sources`` in turn, each sending a request's headers a line a
+    second and never finishing them, for ``seconds``; a closed one is opened again (at most 4x
+    ``sockets`` connections in all). Returns how the server ended them: "408", "503", "closed"."""
+    ended: Counter[str] = Counter()
+    opened: list[socket.socket] = []
+    total = 0
+
+    def open_one() -> None:
+        nonlocal total
+        s = socket.socket()
+        s.bind((sources[total % len(sources)], 0))
+        total += 1
+        s.setblocking(False)
+        with contextlib.suppress(BlockingIOError):
+            s.connect(("127.0.0.1", port))
+        opened.append(s)
+
+    for _ in range(sockets):
+        open_one()
+    time.sleep(0.5)
+    for s in opened:
+        with contextlib.suppress(OSError):
+            s.send(b"GET / HTTP/1.1\r\nhost: 127.0.0.1\r\n")
+    stop = time.monotonic() + seconds
+    while time.monotonic() < stop:
+        time.sleep(1.0)
+        keep = []
+        for s in opened:
+            try:
+                answer = s.recv(64)
+            except BlockingIOError:
+                answer = None  # nothing said: still held open
+            except OSError:
+                answer = b""
+            if answer is None:
+                with contextlib.suppress(OSError):
+                    s.send(b"x-slow: 1\r\n")
+                keep.append(s)
+                continue
+            ended[answer.split(b" ")[1].decode() if answer.startswith(b"HTTP/") else "closed"] += 1
+            s.close()
+        opened = keep
+        while len(opened) < sockets and total < 4 * sockets:
+            open_one()
+    for s in opened:
+        s.close()
+    return ended
+
+
+def test_a_slowloris_at_1024_open_files_leaves_the_players_served_and_the_log_short(tmp_path: Path) -> None:
+    # 1,100 connections from one address send headers a line a second, against a server limited to
+    # 1,024 open files (the common default): they once took every file, and each refused accept
+    # logged a traceback
+    _files(4 * 1100 + 200)
+    log = tmp_path / "server.log"
+    args = ("--workers", "0", "--request-timeout", "4")
+    with (
+        open(log, "wb") as err,
+        serving(tmp_path, *args, stderr=err, preexec_fn=_limit_files(1024)) as (url, proc),
+    ):
+        gid = json.loads(_body(url, "/api/games", {"preset": "beginner"}))["id"]
+        player = Player(url, gid, "127.0.0.2")
+        player.start()
+        ended = _slowloris(int(url.rsplit(":", 1)[1]), ["127.0.0.1"], 1100, 12.0)
+        player.stop.set()
+        player.join(10)
+        assert proc.poll() is None
+    statuses = Counter(s for s, _ in player.answers)
+    times = sorted(t for _, t in player.answers)
+    # every request answered (the previous main answered none in 12 s), most of them at once
+    assert statuses[200] == len(player.answers) >= 10, statuses
+    assert times[len(times) // 2] < 1.0, times
+    assert ended["503"] > 500, ended  # refused past 32 connections of one address...
+    assert ended["408"] > 0, ended  # ...and the ones held open cut at the deadline
+    assert log.stat().st_size < 4096, log.read_text()[:2000]
+
+
+def test_past_the_connection_cap_a_client_is_refused_then_served_once_slow_ones_time_out(
+    tmp_path: Path,
+) -> None:
+    args = ("--workers", "0", "--request-timeout", "3", "--max-connections", "40")
+    with serving(tmp_path, *args) as (url, _):
+        port = int(url.rsplit(":", 1)[1])
+        gid = json.loads(_body(url, "/api/games", {"preset": "beginner"}))["id"]
+        # 45 slow connections from 3 addresses (15 each: under the per-address cap) fill the 40
+        slow = threading.Thread(
+            target=_slowloris, args=(port, ["127.0.0.3", "127.0.0.4", "127.0.0.5"], 45, 2.0)
+        )
+        slow.start()
+        time.sleep(1.0)
+        refused = _get_from(port, f"/api/games/{gid}", "127.0.0.6")
+        slow.join(30)
+        time.sleep(4.0)  # past the deadline: the slow ones are gone
+        served = _get_from(port, f"/api/games/{gid}", "127.0.0.6")
+    assert refused[0] == 503
+    assert json.loads(refused[1])["error"].startswith("too many connections")
+    assert served[0] == 200
+
+
+def _body(url: str, path: str, body: Any = None) -> bytes:
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url + path, data=data, headers={"content-type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        out: bytes = r.read()
+        return out
+
+
+def _get_from(port: int, path: str, source: str) -> tuple[int, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=(source, 0))
+    try:
+        conn.request("GET", path)
+        r = conn.getresponse()
+        return r.status, r.read()
+    finally:
+        conn.close()
+
+
+# ---------------------------------------------------------------------------- processes
+def _descendants(pid: int) -> set[int]:
+    out: set[int] = set()
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        with contextlib.suppress(FileNotFoundError):
+            for task in Path(f"/proc/{p}/task").iterdir():
+                with contextlib.suppress(FileNotFoundError):
+                    kids = [int(x) for x in (task / "children").read_text().split()]
+                    out.update(kids)
+                    todo += kids
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_killing_the_parent_of_several_server_processes_ends_them_all_and_frees_the_port(
+    tmp_path: Path,
+) -> None:
+    port = _free_port()
+    with serving(tmp_path, "--processes", "2", "--workers", "1", port=port) as (url, proc):
+        deadline = time.monotonic() + 30
+        while len(kids := _descendants(proc.pid)) < 6 and time.monotonic() < deadline:
+            time.sleep(0.2)  # 2 server processes, each with a quick and a slow lane's worker
+        assert len(kids) >= 6, kids
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        deadline = time.monotonic() + 15
+        while any(_alive(k) for k in kids) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        left = [k for k in kids if _alive(k)]
+    assert not left, f"{len(left)} of {len(kids)} processes outlived their parent"
+    # the port is free at once: a new server binds it and serves
+    with serving(tmp_path, "--processes", "2", "--workers", "0", port=port) as (url, _):
+        assert _status(url, "/api/games/nosuchgame") == 404

@@ -46,6 +46,24 @@ def add_serve(sub: Any) -> None:
         help="with --trust-proxy: how many proxies in a row append to X-Forwarded-For; the client is "
         "the entry that many from the right (default 1: the rightmost)",
     )
+    p.add_argument(
+        "--request-timeout",
+        type=float,
+        default=10.0,
+        help="seconds a request may take to arrive, headers and body (default 10; past it: 408, closed)",
+    )
+    p.add_argument(
+        "--max-connections",
+        type=positive_int,
+        help="connections open at once in each server process (default: what the open-file limit "
+        "allows, less 64); past it a new one gets 503",
+    )
+    p.add_argument(
+        "--connections-per-client",
+        type=positive_int,
+        default=32,
+        help="connections one address may hold open at once (default 32; not counted with --trust-proxy)",
+    )
     p.add_argument("--max-moves", type=positive_int, default=20_000, help="moves one game may hold")
     p.add_argument(
         "--processes",
@@ -79,6 +97,9 @@ def cmd_serve(ns: argparse.Namespace) -> int:
         trust_proxy=ns.trust_proxy,
         proxy_hops=ns.proxy_hops,
         max_moves=ns.max_moves,
+        request_timeout=ns.request_timeout,
+        max_connections=ns.max_connections,
+        connections_per_client=ns.connections_per_client,
     )
 
     if ns.workers is not None and ns.workers < 0:

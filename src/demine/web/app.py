@@ -188,6 +188,9 @@ def create_app(db: str | Path = ":memory:", workers: int = 0, limits: ServeLimit
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         service.store.reopen()  # (a no-op the first time; an app may be started again)
         records.open()
+        from demine.web.server import quiet_accept_errors
+
+        quiet_accept_errors()
         yield
         service.close()
 
@@ -363,6 +366,9 @@ def app_from_environment() -> FastAPI:
     """The app of one of several server processes (``demine serve --processes N``), made from
     the settings ``serve`` put in :data:`SERVE_ENV`."""
     settings = json.loads(os.environ[SERVE_ENV])
+    from demine.web.server import die_with_parent
+
+    die_with_parent(settings["parent"])  # (the supervisor's SIGKILL would leave this one serving)
     return create_app(settings["db"], settings["workers"], ServeLimits(**settings["limits"]))
 
 
@@ -379,7 +385,7 @@ def serve(
     ``processes``: server processes sharing the port and the games file (each with its own
     ``workers``; a move checks the file first, so processes never undo each other's moves)."""
     limits = limits or ServeLimits()
-    import uvicorn
+    from demine.web.server import max_connections, run
 
     where = str(db) if db is not None else str(default_db())
     if not where.startswith(("postgresql://", "postgres://")):
@@ -408,21 +414,17 @@ def serve(
         f"{limits.heavy_running} heavy requests at once, {limits.heavy_queue} waiting",
         flush=True,
     )
+    per = "" if limits.trust_proxy else f", {limits.connections_per_client} per address"
+    print(
+        f"demine: connections: at most {max_connections(limits)} open{per}; "
+        f"a request has {limits.request_timeout:g} s to arrive",
+        flush=True,
+    )
     if processes > 1:
         print(f"demine: {processes} server processes (per-client rates are counted in each)", flush=True)
         os.environ[SERVE_ENV] = json.dumps(
-            {"db": where, "workers": workers, "limits": dataclasses.asdict(limits)}
+            {"db": where, "workers": workers, "limits": dataclasses.asdict(limits), "parent": os.getpid()}
         )
-        uvicorn.run(
-            "demine.web.app:app_from_environment",
-            factory=True,
-            workers=processes,
-            host=host,
-            port=port,
-            log_level="warning",
-            proxy_headers=False,  # the app reads X-Forwarded-For itself, only with trust_proxy
-        )
+        run("demine.web.app:app_from_environment", limits, host, port, processes)
         return
-    uvicorn.run(
-        create_app(where, workers, limits), host=host, port=port, log_level="warning", proxy_headers=False
-    )
+    run(create_app(where, workers, limits), limits, host, port)

@@ -83,6 +83,14 @@ class ServeLimits:
     """Seconds after its end a finished game is deleted."""
     max_db_bytes: int | None = 2 << 30
     """The games file is kept under this size (the oldest finished games go first)."""
+    request_timeout: float = 10.0
+    """Seconds a request may take to arrive, from its first byte (or the connection's opening) to its
+    last; past that it is answered 408 and its connection closed (a slowloris holds no more)."""
+    max_connections: int | None = None
+    """Connections one server process keeps open at most (None: as many as the open-file limit
+    allows, less a reserve); past that a new one gets 503 and is closed."""
+    connections_per_client: int = 32
+    """Connections one address may hold open at once (not counted with ``trust_proxy``)."""
     cache_bytes: int = 64 << 20
     """Memory for the games kept in memory (the least recently used leave first)."""
 
@@ -97,9 +105,16 @@ class ServeLimits:
         if not 0 <= self.penalty <= 60:
             raise InputError(f"penalty must be between 0 and 60 seconds, got {self.penalty}")
         counts = ("max_moves", "proxy_hops", "heavy_running", "slow_running", "heavy_per_client")
-        for name in (*counts, "games_per_client", "max_records", "cache_bytes", "quick_cells"):
+        counts2 = ("games_per_client", "max_records", "cache_bytes", "quick_cells", "connections_per_client")
+        for name in (*counts, *counts2):
             if getattr(self, name) < 1:
                 raise InputError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.max_connections is not None and self.max_connections < 1:
+            raise InputError(f"max_connections must be at least 1, got {self.max_connections}")
+        if not 0 < self.request_timeout <= 3600:
+            raise InputError(
+                f"request_timeout must be between 0 and 3600 seconds, got {self.request_timeout}"
+            )
         if self.heavy_queue < 0 or self.idle_expiry <= 0 or self.finished_expiry <= 0:
             raise InputError("heavy_queue must be at least 0 and the expiry times positive")
 

@@ -1,0 +1,209 @@
+"""The web game's server processes under uvicorn: what a connection may hold, and processes that
+die with their parent.
+
+- **A deadline per request**: from a request's first byte (or the connection's opening) to its
+  last, at most ``ServeLimits.request_timeout`` seconds; past it the answer is 408 and the
+  connection is closed. A client that sends its headers or body a byte at a time (slowloris), or
+  opens a connection and says nothing, holds it that long at most. (uvicorn times out only the
+  pause between two requests.)
+- **A cap on connections**: at most ``ServeLimits.max_connections`` open at once in a process (by
+  default the open-file limit less a reserve for the games file, the workers' pipes and the
+  logs), and at most ``ServeLimits.connections_per_client`` from one address (not counted behind a
+  trusted proxy, whose address they all share). A connection past either is answered 503 with
+  ``Retry-After`` and closed at once, so the server never reaches the open-file limit by its
+  clients' doing; if it does all the same, the event loop's "out of system resource" report is
+  logged once a minute, in one line, not as a traceback per refused connection.
+- **Processes**: with ``--processes N`` each server process asks the kernel for SIGTERM when its
+  parent (uvicorn's supervisor) dies, even by SIGKILL (``PR_SET_PDEATHSIG``), and its hint workers
+  follow it (:mod:`demine.web.workers`), so nothing holds the port after the parent is gone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import json
+import logging
+import os
+import resource
+import signal
+import time
+from typing import Any, ClassVar
+
+import h11
+import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from demine.web.limits import ServeLimits
+
+#: Open files kept back from the connections: the games file and its journal, the workers' pipes,
+#: the logs, the listening socket, and the connection that is being refused.
+FILES_RESERVE = 64
+
+log = logging.getLogger("demine.web")
+
+
+def max_connections(limits: ServeLimits) -> int:
+    """The connections one server process keeps open at most: ``limits.max_connections``, never
+    more than the open-file limit allows with :data:`FILES_RESERVE` kept back."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    room = max(1, soft - FILES_RESERVE) if soft != resource.RLIM_INFINITY else 1 << 20
+    return min(room, limits.max_connections) if limits.max_connections else room
+
+
+class ServeConfig(uvicorn.Config):
+    """uvicorn's settings with the app's :class:`ServeLimits` beside them (pickled to each server
+    process of ``--processes N``, where :class:`GuardedH11` reads them)."""
+
+    def __init__(self, app: Any, limits: ServeLimits, **kwargs: Any) -> None:
+        super().__init__(app, http=GuardedH11, proxy_headers=False, **kwargs)
+        self.limits = limits
+
+
+def _raw_answer(status: int, reason: str, error: str, extra: list[tuple[bytes, bytes]]) -> bytes:
+    from demine.web.app import _Guard
+
+    body = json.dumps({"error": error}).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"connection", b"close"),
+        (b"cache-control", b"no-store"),
+        *extra,
+        *_Guard.HEADERS,
+    ]
+    head = b"HTTP/1.1 %d %s\r\n" % (status, reason.encode())
+    return head + b"".join(k + b": " + v + b"\r\n" for k, v in headers) + b"\r\n" + body
+
+
+class GuardedH11(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol with a deadline per request and caps on connections (see the
+    module's docstring)."""
+
+    REFUSED: ClassVar[bytes] = _raw_answer(
+        503,
+        "Service Unavailable",
+        "too many connections open: try again in a moment",
+        [(b"retry-after", b"1")],
+    )
+    TOO_SLOW: ClassVar[bytes] = _raw_answer(408, "Request Timeout", "the request took too long to arrive", [])
+
+    def __init__(self, config: uvicorn.Config, *args: Any, **kwargs: Any) -> None:
+        super().__init__(config, *args, **kwargs)
+        limits = getattr(config, "limits", None) or ServeLimits()
+        self.limits: ServeLimits = limits
+        self.max_open = max_connections(limits)
+        self._deadline: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        host = self.client[0] if self.client else None
+        per_client = None if self.limits.trust_proxy else self.limits.connections_per_client
+        crowded = len(self.connections) > self.max_open
+        if not crowded and per_client is not None and host is not None:
+            same = sum(
+                1 for c in self.connections if isinstance(c, H11Protocol) and c.client and c.client[0] == host
+            )
+            crowded = same > per_client
+        if crowded:
+            transport.write(self.REFUSED)
+            transport.close()
+            return
+        self._arm()
+
+    def _arm(self) -> None:
+        self._disarm()
+        self._deadline = self.loop.call_later(self.limits.request_timeout, self._too_slow)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def data_received(self, data: bytes) -> None:
+        if self._deadline is None and (self.cycle is None or self.cycle.response_complete):
+            self._arm()  # the first bytes of the next request on this connection
+        super().data_received(data)
+        if self.conn.their_state in (h11.DONE, h11.MUST_CLOSE, h11.CLOSED, h11.ERROR):
+            self._disarm()  # the whole request is in: the app's time is not the client's
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def _too_slow(self) -> None:
+        self._deadline = None
+        if self.transport.is_closing():
+            return
+        if self.cycle is None or not self.cycle.response_started:
+            self.transport.write(self.TOO_SLOW)
+        self.transport.close()
+
+
+class _QuietAcceptErrors:
+    """The event loop's exception handler: "out of system resource" on accept (the open-file
+    limit reached) is logged once a minute in one line; anything else as before."""
+
+    def __init__(self, every: float = 60.0) -> None:
+        self.every, self.last, self.missed = every, -float("inf"), 0
+
+    def __call__(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        if "out of system resource" not in str(context.get("message", "")):
+            loop.default_exception_handler(context)
+            return
+        now = time.monotonic()
+        if now - self.last < self.every:
+            self.missed += 1
+            return
+        self.last = now
+        log.warning(
+            "the open-file limit is reached; new connections wait (%s; %d more since the last report)",
+            context.get("exception"),
+            self.missed,
+        )
+        self.missed = 0
+
+
+def quiet_accept_errors() -> None:
+    """Install :class:`_QuietAcceptErrors` on the running event loop."""
+    asyncio.get_running_loop().set_exception_handler(_QuietAcceptErrors())
+
+
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent: int, sig: int = signal.SIGTERM) -> None:
+    """Ask the kernel to send ``sig`` to this process when its parent dies (Linux; elsewhere
+    nothing is done), and exit now if ``parent`` is gone already. Called from the main thread: the
+    kernel ties the request to the thread that made it."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:
+        os.kill(os.getpid(), sig)
+
+
+def run(app: Any, limits: ServeLimits, host: str, port: int, processes: int = 1, **kwargs: Any) -> None:
+    """Serve ``app`` (with ``processes`` > 1: an import string of a factory) with uvicorn, under
+    :class:`GuardedH11`; blocks until stopped."""
+    config = ServeConfig(
+        app,
+        limits,
+        host=host,
+        port=port,
+        workers=processes,
+        factory=processes > 1,
+        log_level="warning",
+        timeout_graceful_shutdown=10,
+        **kwargs,
+    )
+    server = uvicorn.Server(config)
+    if processes > 1:
+        from uvicorn.supervisors import Multiprocess
+
+        sock = config.bind_socket()
+        Multiprocess(config, sockets=[sock]).run()
+    else:
+        server.run()
