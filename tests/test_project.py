@@ -55,3 +55,19 @@ def test_the_results_page_stays_under_15_kb() -> None:
     assert size < RESULTS_PAGE_LIMIT, (
         f"BENCHMARKS.md is {size} bytes, over {RESULTS_PAGE_LIMIT}: move detail to docs/research-log.md"
     )
+
+
+def test_the_check_for_files_left_behind_sees_a_new_file(tmp_path: Path) -> None:
+    from tests.conftest import files_under
+
+    (tmp_path / "__pycache__").mkdir()
+    (tmp_path / "__pycache__" / "x.pyc").write_bytes(b"")
+    before = files_under(tmp_path)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "crash.log").write_text("panic")
+    assert files_under(tmp_path) - before == {"sub/crash.log"}
+    assert before == set()
+
+
+def test_no_crash_log_is_kept_in_the_repository() -> None:
+    assert not (ROOT / "crash.log").exists()

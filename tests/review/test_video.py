@@ -4,6 +4,7 @@ ms-toollib also computes equal to ours. The six videos and their figures: tests/
 from __future__ import annotations
 
 import statistics
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -59,6 +60,26 @@ def test_a_damaged_video_is_named_and_the_process_lives_on(tmp_path: Path) -> No
             video_game(bad)
     with pytest.raises(FormatError, match="not a video"):
         parse_video(tmp_path / "game.txt")
+
+
+def test_a_damaged_video_leaves_no_file_and_keeps_the_users_crash_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ms-toollib's panic handler writes crash.log into its working directory: the child's is a
+    temporary folder, removed afterwards, so the user's own file of that name is left alone."""
+    monkeypatch.chdir(tmp_path)
+    temp = tmp_path / "temp"  # where the child's folder is made, to see that it is removed
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    mine = tmp_path / "crash.log"
+    mine.write_text("the user's own notes\n")
+    junk = tmp_path / "junk.rmv"
+    junk.write_bytes(b"garbage" * 10)  # a Rust panic in ms-toollib
+    with pytest.raises(FormatError, match="crashed"):
+        parse_video("junk.rmv")  # a relative path still names the file the user meant
+    assert mine.read_text() == "the user's own notes\n"
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["crash.log", "junk.rmv", "temp"]
+    assert list(temp.iterdir()) == []
 
 
 def test_a_video_whose_board_does_not_match_its_moves_is_refused() -> None:

@@ -15,8 +15,10 @@ ms-toollib reads them) is kept for the efficiency (IOE).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +33,9 @@ PARSE_SECONDS = 20.0
 #: ms-toollib's mouse events that changed the board (``useful_level``), as moves.
 USEFUL = {1: "flag", 2: "reveal", 3: "chord"}
 COVERED_OR_FLAG = (10, 11)
+#: The folder that holds the ``demine`` package, for the child's import path (its working
+#: directory is a temporary folder, so a relative ``PYTHONPATH`` would not find it).
+_PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 
 
 def parse_video(path: str | Path, timeout: float = PARSE_SECONDS) -> dict[str, Any]:
@@ -41,13 +46,20 @@ def parse_video(path: str | Path, timeout: float = PARSE_SECONDS) -> dict[str, A
         raise FormatError(f"not a video this reads ({', '.join(VIDEO_CLASSES)})", source=str(p))
     if not p.is_file():
         raise FormatError("no such file", source=str(p))
+    # The child works in a folder of its own, removed afterwards: ms-toollib's panic handler
+    # writes crash.log into the working directory, which must not replace a user's file.
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [_PACKAGE_ROOT, env.get("PYTHONPATH")]))
     try:
-        done = subprocess.run(
-            [sys.executable, "-m", "demine.review.video", str(p)],
-            capture_output=True,
-            timeout=timeout,
-            check=False,
-        )
+        with tempfile.TemporaryDirectory(prefix="demine-video-") as work:
+            done = subprocess.run(
+                [sys.executable, "-m", "demine.review.video", str(p.resolve())],
+                capture_output=True,
+                timeout=timeout,
+                check=False,
+                cwd=work,
+                env=env,
+            )
     except subprocess.TimeoutExpired:
         raise FormatError(
             f"the video took over {timeout:g} s to parse: is it a video?", source=str(p)
