@@ -260,11 +260,11 @@ def test_recorded_games_replay_move_by_move(tmp_path: Path, capsys: pytest.Captu
 
     record = GameRecord.from_json(game)
     assert record.replay().won == lines[1]["won"]
-    code, out, _ = run(capsys, "replay", str(rec), "--game", "1", "--move", "1")
+    code, out, _ = run(capsys, "replay", str(rec), "--game", "2", "--move", "1")  # lines[1]: from 1
     assert code == 0 and "after move 1/" in out and "(start" in out
     frames = tmp_path / "frames"
     code, out, _ = run(
-        capsys, "replay", str(rec), "--game", "1", "--frames", str(frames), "--overlay", "hints"
+        capsys, "replay", str(rec), "--game", "2", "--frames", str(frames), "--overlay", "hints"
     )
     assert code == 0 and len(list(frames.iterdir())) == len(game["moves"]) + 1
 
@@ -279,7 +279,7 @@ def test_replay_refuses_what_it_cannot_replay(tmp_path: Path, capsys: pytest.Cap
     rec = tmp_path / "r.jsonl"
     run(capsys, "bench", "--size", "5x5x3", "--games", "2", "--record", str(rec), "--record-moves")
     code, _, err = run(capsys, "replay", str(rec), "--game", "7")
-    assert code == 2 and "no game with index 7" in err
+    assert code == 2 and "holds 2 games: --game takes 1 to 2" in err
     code, _, err = run(capsys, "replay", str(rec), "--move", "999")
     assert code == 2 and "--move must be between 0 and" in err
 

@@ -46,6 +46,7 @@ from demine.analysis.result import Analysis, Limit, Reason
 from demine.analysis.rules import Propagator
 from demine.analysis.totals import off_weights, prefix_products, weights_with_total
 from demine.errors import InconsistentPosition
+from demine.text import plural
 
 #: The prior chance of a mine per cell when the total is not known (about expert's density).
 DEFAULT_DENSITY = Fraction(1, 5)
@@ -305,8 +306,8 @@ def _solve(
     L = None if system.mines_left is None else system.mines_left - forced_mines
     if L is not None and L < 0:
         raise InconsistentPosition(
-            f"the numbers need at least {forced_mines} mines among the covered cells, but only "
-            f"{system.mines_left} are left{system.flag_note}",
+            f"the numbers need at least {plural(forced_mines, 'mine')} among the covered cells, but "
+            f"only {plural(L + forced_mines, 'is', 'are')} left{system.flag_note}",
             (),
             mine_count=True,
         )
@@ -357,7 +358,8 @@ def _solve(
             lo = next(T for T, w in enumerate(total_poly) if w) + forced_mines
             hi = len(total_poly) - 1 + forced_mines + n_off
             raise InconsistentPosition(
-                f"the mine count cannot be met: {system.mines_left} mines are left, but the numbers "
+                f"the mine count cannot be met: {plural(L + forced_mines, 'mine is', 'mines are')} left, "
+                "but the numbers "
                 f"allow between {lo} and {hi} among the covered cells{system.flag_note}",
                 (),
                 mine_count=True,

@@ -52,6 +52,7 @@ from demine.analysis.result import Limit
 from demine.engine.game import Game
 from demine.engine.grid import check_mines, geometry, mine_cells_allowed
 from demine.errors import DemineError, InconsistentPosition, InputError
+from demine.text import plural
 
 Mode = Literal["uniform", "dense", "auto"]
 MODES: tuple[Mode, ...] = ("uniform", "dense", "auto")
@@ -108,10 +109,11 @@ class NoGuessBoard:
         'guess-free from (2,2) by the complete certificate'
         """
         if self.mode == "uniform":
-            how = f"uniform sampling, {self.attempts} layouts drawn"
+            how = f"uniform sampling, {plural(self.attempts, 'layout')} drawn"
         else:
             how = (
-                f"the dense mode, {self.attempts} certifications (not uniform: its bias is in BENCHMARKS.md)"
+                f"the dense mode, {plural(self.attempts, 'certification')} (not uniform: its bias is in "
+                "BENCHMARKS.md)"
             )
         r, c = divmod(self.first, self.width)
         ms = 1000 * self.seconds

@@ -20,6 +20,7 @@ from demine.bench import (
     parse_sweep,
 )
 from demine.bench.records import append_result, read_records
+from demine.cli.needs import bench_outputs
 from demine.engine.formats import Board, read_boards
 from demine.engine.game import Game
 from demine.engine.grid import PRESETS, RULES, check_mines, default_start, parse_cell, parse_size
@@ -263,6 +264,7 @@ def cmd_bench(ns: argparse.Namespace) -> int:
         raise DemineError("--record-moves needs --record FILE")
     if ns.plot and not ns.sweep:
         raise DemineError("--plot draws a sweep: give --sweep too")
+    bench_outputs(ns.plot, ns.record, ns.resume)
     players = _players(ns)
     if ns.sweep:
         if ns.resume:

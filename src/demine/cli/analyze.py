@@ -11,9 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 from demine.analysis import Analysis, Limit, analyze
 from demine.analysis.explain import describe_reason
+from demine.cli import positive_int
 from demine.engine.formats import GameRecord
 from demine.engine.position import COVERED, FLAG, Position
-from demine.errors import DemineError, FormatError
+from demine.errors import DemineError, FormatError, InputError
+from demine.text import big_count, plural
 
 if TYPE_CHECKING:
     from demine import BestMove
@@ -54,18 +56,24 @@ def add_render(sub: Any) -> None:
         description="Draw a position in the .mine text format as an SVG picture.",
     )
     p.add_argument("file", metavar="FILE", help="position file ('-' for stdin)")
-    p.add_argument("-o", "--output", help="SVG file to write (default: standard output)")
+    p.add_argument(
+        "-o",
+        "--output",
+        help="picture to write: FILE.svg, or FILE.png (the png extra) (default: SVG on standard output)",
+    )
     p.add_argument("--overlay", choices=("none", "probabilities", "hints"), default="none")
     p.add_argument("--cell", type=int, default=24, help="cell size in pixels (default 24)")
     p.set_defaults(func=cmd_render)
 
 
 def cmd_render(ns: argparse.Namespace) -> int:
-    from demine.engine.formats import atomic_write
+    from demine.cli.needs import check_picture, write_picture
     from demine.render import render_svg
 
     if not 4 <= ns.cell <= 200:
         raise DemineError(f"--cell must be between 4 and 200 pixels, got {ns.cell}")
+    if ns.output:
+        check_picture(ns.output, "-o")
     _, text = _read(ns.file)
     try:
         svg = render_svg(Position.from_text(text), overlay=ns.overlay, cell=ns.cell)
@@ -74,7 +82,7 @@ def cmd_render(ns: argparse.Namespace) -> int:
             raise
         raise DemineError(str(e)) from None
     if ns.output:
-        atomic_write(ns.output, svg + "\n")
+        write_picture(ns.output, svg)
     else:
         sys.stdout.write(svg + "\n")
     return 0
@@ -90,15 +98,23 @@ def add_replay(sub: Any) -> None:
         ),
     )
     p.add_argument("file", metavar="FILE", help="a game record, or a bench record file")
-    p.add_argument("--game", type=int, help="the game's index in a bench record file (default: the first)")
+    p.add_argument(
+        "--game",
+        type=positive_int,
+        metavar="N",
+        help="game N of a bench record file, numbered from 1 in the file's order as review names "
+        "them FILE:N (default: 1)",
+    )
     p.add_argument("--move", type=int, help="show the position after this many moves (default: all)")
-    p.add_argument("--svg", help="draw that position to this SVG file")
+    p.add_argument("--svg", metavar="FILE", help="draw that position to FILE.svg or FILE.png")
     p.add_argument("--frames", metavar="DIR", help="write one SVG per move into DIR (frame_0000.svg, ...)")
     p.add_argument("--overlay", choices=("none", "probabilities", "hints"), default="none")
     p.set_defaults(func=cmd_replay)
 
 
-def _load_record(name: str, index: int | None) -> GameRecord:
+def _load_record(name: str, number: int) -> tuple[GameRecord, int]:
+    """Game ``number`` of the file (from 1, in the file's order: review's ``FILE:N``) and the
+    number of games the file holds."""
     from demine.bench.records import parse_lines
 
     source, text = _read(name)
@@ -107,34 +123,45 @@ def _load_record(name: str, index: int | None) -> GameRecord:
     except json.JSONDecodeError:
         whole = None
     if isinstance(whole, dict) and whole.get("format"):
-        return GameRecord.from_json(whole, source=source)
-    found = [line for line in parse_lines(text, source) if line.result.game is not None]
-    if not found:
-        raise FormatError("no game records here (bench records need --record-moves)", source=source)
-    if index is None:
-        return found[0].game(source)
-    for line in found:
-        if line.result.index == index:
-            return line.game(source)
-    raise DemineError(f"{source}: no game with index {index} (there are {len(found)})")
+        if number != 1:
+            raise InputError(f"{source} holds one game: --game takes 1, got {number}")
+        return GameRecord.from_json(whole, source=source), 1
+    lines = list(parse_lines(text, source))
+    if not lines:
+        raise FormatError("no games here", source=source)
+    if not 1 <= number <= len(lines):
+        raise InputError(
+            f"{source} holds {plural(len(lines), 'game')}: --game takes 1 to {len(lines)} "
+            f"(counting from 1), got {number}"
+        )
+    return lines[number - 1].game(source), len(lines)
 
 
 def cmd_replay(ns: argparse.Namespace) -> int:
+    from demine.cli.needs import check_picture, writable_folder, write_picture
     from demine.engine.formats import atomic_write
     from demine.render import render_svg
 
-    rec = _load_record(ns.file, ns.game)
+    if ns.svg:
+        check_picture(ns.svg, "--svg")
+    if ns.frames:
+        writable_folder(ns.frames, "--frames")
+    rec, games = _load_record(ns.file, ns.game or 1)
     total = len(rec.moves)
     k = total if ns.move is None else ns.move
     if not 0 <= k <= total:
-        raise DemineError(f"--move must be between 0 and {total}, got {ns.move}")
+        raise DemineError(
+            f"--move must be between 0 and {total} (game {ns.game or 1} has {plural(total, 'move')}), "
+            f"got {ns.move}"
+        )
     b = rec.board
     end = rec.replay()
     geo = end.geometry
     start = geo.name(b.start) if b.start is not None else "?"
     print(
-        f"{b.width}x{b.height}/{b.mines}, rule {b.rule}, start {start}, seed {rec.seed!r}: "
-        f"{total} moves, {end.outcome}"
+        (f"game {ns.game or 1} of {games}: " if games > 1 else "")
+        + f"{b.width}x{b.height}/{b.mines}, rule {b.rule}, start {start}, seed {rec.seed!r}: "
+        f"{plural(total, 'move')}, {end.outcome}"
         + (f" (mine hit at {geo.name(end.exploded)})" if end.exploded is not None else "")
     )
     if ns.frames:
@@ -146,7 +173,7 @@ def cmd_replay(ns: argparse.Namespace) -> int:
             atomic_write(
                 os.path.join(ns.frames, f"frame_{j:04d}.svg"), render_svg(game.position(), ns.overlay)
             )
-        print(f"wrote {total + 1} frames to {ns.frames}")
+        print(f"wrote {plural(total + 1, 'frame')} to {ns.frames}")
     position = rec.replay(k).position()
     if k:
         mv = rec.moves[k - 1]
@@ -159,7 +186,7 @@ def cmd_replay(ns: argparse.Namespace) -> int:
         print(f"before the first move (0/{total})")
     sys.stdout.write(position.to_text())
     if ns.svg:
-        atomic_write(ns.svg, render_svg(position, ns.overlay) + "\n")
+        write_picture(ns.svg, render_svg(position, ns.overlay))
     return 0
 
 
@@ -283,7 +310,12 @@ def cmd_analyze(ns: argparse.Namespace) -> int:
             print(json.dumps({"file": source, **analysis_json(position, a), **extra}))
             continue
         g = position.geometry
-        print(f"{source}: {position.width}x{position.height}, mines {position.mines}")
+        total = (
+            f"mines {position.mines}"
+            if position.mines is not None
+            else "mine count unknown (no WxHxM header or mines=N line: the numbers alone are used)"
+        )
+        print(f"{source}: {position.width}x{position.height}, {total}")
         print(render_grid(position, a))
         print("legend: digits = revealed, F = flag (trusted), S = safe, M = mine, others = % chance")
         print("safe:", " ".join(g.name(c) for c in sorted(a.safe)) or "none")
@@ -297,6 +329,6 @@ def cmd_analyze(ns: argparse.Namespace) -> int:
         if a.approximate:
             print(f"approximate: the exact count did not finish in {ns.seconds:g} s; estimates shown")
         else:
-            print(f"solutions: {a.solutions}")
+            print(f"solutions: {big_count(a.solutions) if a.solutions is not None else '?'}")
         print(f"time: {a.ms:.2f} ms")
     return status

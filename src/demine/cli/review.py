@@ -6,13 +6,17 @@ import argparse
 import json
 import sys
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from typing import Any
 
 from demine.analysis import Limit
 from demine.cli import _rich_console, positive_int
+from demine.cli.needs import check_picture, need_extra, suffix_of, writable_file, write_picture
 from demine.errors import DemineError, FormatError, InputError
 from demine.review import MARKS, Review, ReviewSettings, review_game
-from demine.review.files import ReviewedGame, games_in
+from demine.review.files import ReviewedGame, game_in, games_in
+from demine.review.video import VIDEO_CLASSES
+from demine.text import plural
 
 #: The marks a table lists unless ``--all`` (forced moves and plain flags are the bulk of a game).
 SHOWN = ("first click", "best guess", "inaccuracy", "mistake", "blunder", "needless guess", "wrong flag")
@@ -34,6 +38,13 @@ def add_review(sub: Any) -> None:
         help="game records (demine new, the web's export), bench record files written with "
         "--record-moves, videos (.avf, .rmv, .evf, .mvf: the video extra), or folders of them",
     )
+    p.add_argument(
+        "--game",
+        type=positive_int,
+        metavar="N",
+        help="review only game N of the file (numbered from 1 in the file's order, as the table of "
+        "many games names them FILE:N; replay --game counts the same way)",
+    )
     p.add_argument("--json", action="store_true", help="the reviews as JSON (one object per game)")
     p.add_argument("--all", action="store_true", help="list every move, forced moves and flags too")
     p.add_argument("--jobs", type=positive_int, default=1, help="processes to review in (default 1)")
@@ -47,8 +58,9 @@ def add_review(sub: Any) -> None:
         "--board",
         nargs=2,
         metavar=("MOVE", "FILE"),
-        help="one game: the board before move MOVE (1-based, as in the table) as SVG, the move "
-        "played framed in red and the better one in green",
+        help="one game: the board before move MOVE (numbered from 1, as in the table) as FILE.svg "
+        "or FILE.png, the "
+        "move played framed in red and the better one in green",
     )
     p.set_defaults(func=cmd_review)
 
@@ -67,8 +79,25 @@ def cmd_review(ns: argparse.Namespace) -> int:
     if not ns.seconds > 0:
         raise InputError(f"--seconds must be positive, got {ns.seconds}")
     settings = ReviewSettings(limit=Limit(seconds=ns.seconds))
+    _check_needs(ns)
     unread: list[FormatError] = []  # files of a folder that could not be read: the rest go on
-    games = [g for path in ns.paths for g in games_in(path, unread.append)]
+    if ns.game is not None:
+        if len(ns.paths) != 1:
+            raise InputError("--game N picks a game of one file: name one file")
+        games = [game_in(ns.paths[0], ns.game)]
+    else:
+        games = [g for path in ns.paths for g in games_in(path, unread.append)]
+    if (ns.graph or ns.board) and len(games) != 1:
+        where = ns.paths[0] if len(ns.paths) == 1 else "these paths"
+        raise InputError(
+            f"--graph and --board draw one game, and {where} hold{'s' if len(ns.paths) == 1 else ''} "
+            f"{len(games)}: add --game N (1 to {len(games)}) or name one file of one game"
+        )
+    if ns.board and not int(ns.board[0]) <= len(games[0].record.moves):
+        total = len(games[0].record.moves)
+        raise InputError(
+            f"--board {ns.board[0]}: {games[0].name} has {total} move{'' if total == 1 else 's'}"
+        )
     jobs = [(g, settings) for g in games]
     if ns.jobs > 1 and len(jobs) > 1:
         with ProcessPoolExecutor(min(ns.jobs, len(jobs))) as pool:
@@ -94,23 +123,34 @@ def cmd_review(ns: argparse.Namespace) -> int:
     return 1 if failed or unread else 0
 
 
-def _pictures(ns: argparse.Namespace, games: list[ReviewedGame], done: list[tuple[str, Review]]) -> None:
-    from pathlib import Path
+def _check_needs(ns: argparse.Namespace) -> None:
+    """Everything the pictures and the videos need, before any game is read or reviewed."""
+    if ns.graph:
+        need_extra("plot", "--graph")
+        suffix_of(ns.graph, (".png", ".svg"), "--graph")
+        writable_file(ns.graph, "--graph")
+    if ns.board:
+        move, path = ns.board
+        if not move.isdigit() or int(move) < 1:
+            raise InputError(f"--board MOVE FILE: MOVE must be a move number (from 1), got {move!r}")
+        check_picture(path, "--board")
+    videos = [p for p in ns.paths if Path(p).suffix.lower() in VIDEO_CLASSES]
+    if videos:
+        need_extra("video", f"reading videos ({videos[0]})")
 
-    from demine.engine.formats import atomic_write
+
+def _pictures(ns: argparse.Namespace, games: list[ReviewedGame], done: list[tuple[str, Review]]) -> None:
     from demine.review.picture import board_at, plot_review
 
-    if len(games) != 1 or len(done) != 1:
-        raise InputError("--graph and --board draw one game: name one file of one game")
+    if len(done) != 1:  # its review failed: said on stderr
+        return
     name, r = done[0]
     if ns.graph:
         plot_review(r, ns.graph, title=Path(name).name)
         print(f"graph written to {ns.graph}", file=sys.stderr)
     if ns.board:
         move, path = ns.board
-        if not move.isdigit():
-            raise InputError(f"--board MOVE FILE: MOVE must be a move number, got {move!r}")
-        atomic_write(path, board_at(games[0].record, r, int(move)))
+        write_picture(path, board_at(games[0].record, r, int(move)))
         print(f"board before move {move} written to {path}", file=sys.stderr)
 
 
@@ -216,7 +256,7 @@ def _print_many(done: list[tuple[str, Review]]) -> None:
     lost = sum(r.lost for _, r in done) / n
     luck = sum(r.luck for _, r in done) / n
     print(
-        f"{n} games, {won} won. Per game: {per['needless guess']:.2f} needless guesses, "
+        f"{plural(n, 'game')}, {won} won. Per game: {per['needless guess']:.2f} needless guesses, "
         f"{per['inaccuracy']:.2f} inaccuracies, {per['mistake']:.2f} mistakes, {per['blunder']:.2f} "
         f"blunders, {per['wrong flag']:.2f} wrong flags; {_pct(lost)} of the chance to win given "
         f"away; luck {_pct(luck)} on average"

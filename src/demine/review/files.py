@@ -11,11 +11,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from demine.bench.records import parse_lines
+from demine.bench.records import RecordLine, parse_lines
 from demine.engine.formats import GameRecord
-from demine.errors import FormatError
+from demine.errors import FormatError, InputError
 from demine.review.video import VIDEO_CLASSES, video_game
 
+#: Games in a file are numbered from 1, in the file's order, by every command (``review``'s table
+#: ``FILE:N``, ``review --game N``, ``replay --game N``).
+GAME_BASE = 1
 #: What a folder's files are read as, by their ending.
 RECORD_SUFFIXES = (".json", ".jsonl", *VIDEO_CLASSES)
 
@@ -94,8 +97,50 @@ def _games_in_file(path: Path) -> Iterator[ReviewedGame]:
             source=str(path),
         )
     found = False
-    for line in parse_lines(text, str(path)):
+    for number, line in enumerate(parse_lines(text, str(path)), start=GAME_BASE):
         found = True
-        yield ReviewedGame(f"{path}:{line.line}", line.game(str(path)), player=line.player)
+        yield ReviewedGame(f"{path}:{number}", line.game(str(path)), player=line.player)
     if not found:
         raise FormatError("no games in this file", source=str(path))
+
+
+def game_in(path: str | Path, number: int) -> ReviewedGame:
+    """Game ``number`` of the file, counting from :data:`GAME_BASE` (1) in the file's order, as
+    the review's table names them (``FILE:NUMBER``); :class:`InputError` naming the file and the
+    count when there is no such game."""
+    p = Path(path)
+    if p.is_dir():
+        raise InputError(f"--game picks a game of one file; {p} is a folder")
+    if not p.exists():
+        raise FormatError("no such file", source=str(p))
+    lines = _bench_lines(p)
+    if lines is None:  # one game: a record or a video
+        count = 1
+        if number == GAME_BASE:
+            return next(_games_in_file(p))
+    else:
+        count = len(lines)
+        if GAME_BASE <= number < GAME_BASE + count:
+            line = lines[number - GAME_BASE]
+            return ReviewedGame(f"{p}:{number}", line.game(str(p)), player=line.player)
+    raise InputError(
+        f"{p} holds {count} game{'' if count == 1 else 's'}: --game takes "
+        f"{GAME_BASE} to {GAME_BASE + count - 1} (counting from {GAME_BASE}), got {number}"
+    )
+
+
+def _bench_lines(path: Path) -> list[RecordLine] | None:
+    """The lines of a bench record file, or None for a file of one game (a record, a video)."""
+    if path.suffix.lower() in VIDEO_CLASSES:
+        return None
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise FormatError("not a text file: a demine record is JSON", source=str(path)) from None
+    except OSError as e:
+        raise FormatError(f"cannot read it ({e.strerror})", source=str(path)) from None
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError:
+        return list(parse_lines(text, str(path)))
+    return None if isinstance(obj, dict) else list(parse_lines(text, str(path)))

@@ -1,0 +1,32 @@
+"""Words for numbers in messages: plurals, and counts too long to read.
+
+>>> plural(1, "layout"), plural(3, "layout"), plural(2, "mine is", "mines are")
+('1 layout', '3 layouts', '2 mines are')
+>>> big_count(165), big_count(10**98)
+('165', '1.0e98')
+"""
+
+from __future__ import annotations
+
+#: Counts with more digits than this are shown as a mantissa and an exponent.
+BIG_DIGITS = 12
+
+
+def plural(n: int, one: str, many: str | None = None) -> str:
+    """``n`` and the word for it: ``one`` when ``n`` is 1, else ``many`` (default: ``one`` + s)."""
+    return f"{n} {one if n == 1 else (many if many is not None else one + 's')}"
+
+
+def big_count(n: int) -> str:
+    """An exact count as people read it: in full up to :data:`BIG_DIGITS` digits, else like
+    ``1.2e98`` (two significant figures, computed from the integer, so exact to that rounding
+    however large ``n`` is; machine-readable output keeps the exact integer)."""
+    digits = str(abs(n))
+    if len(digits) <= BIG_DIGITS:
+        return str(n)
+    exponent = len(digits) - 1
+    head = (int(digits[:3]) + 5) // 10  # two significant figures, rounded half up on the third
+    if head == 100:  # 9.96e.. rounds up to 1.0e(..+1)
+        head, exponent = 10, exponent + 1
+    sign = "-" if n < 0 else ""
+    return f"{sign}{head // 10}.{head % 10}e{exponent}"
