@@ -51,7 +51,7 @@ class ServeLimits:
     """Hint requests (hints, one hint, the best guess)."""
     analyses: str | None = "5/second;120/minute"
     """Analysis-board requests."""
-    records: str | None = "5/second;120/minute"
+    records: str | None = "10/second;300/minute"
     """Requests about a player's own record (``/api/players``)."""
     penalty: float = 1.0
     """Seconds a refused request (429) waits before its answer is sent."""

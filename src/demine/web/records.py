@@ -19,6 +19,7 @@ The records together are kept under a quarter of ``max_db_bytes`` (the oldest go
 API (errors are ``{"error": message}``):
 
 - ``POST /api/players`` → ``{token, created, keeps}`` (the token is shown this once)
+- ``GET /api/players/keeps`` → ``{days, idle_days, max_games}``: what the server keeps, and how long
 - ``GET /api/players/me`` → ``{created, games, keeps}``; ``DELETE /api/players/me`` → the player
   and its record are deleted
 - ``GET /api/players/me/games`` → ``{games: [record, ...]}``, oldest first
@@ -317,6 +318,11 @@ def add_routes(app: FastAPI, records: Records, rate: RateLimiter, client: Callab
         who = client(request)
         rate.hit("records", who)
         return _json(records.new_player(who), 201)
+
+    @app.get("/api/players/keeps")
+    def keeps(request: Request) -> Response:
+        rate.hit("records", client(request))
+        return _json(records.keeps())
 
     @app.get("/api/players/me")
     def about(request: Request) -> Response:

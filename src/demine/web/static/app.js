@@ -9,11 +9,14 @@
 //   input.js     mouse, touch and keys on the game
 //   review.js    the replay slider and the review of a finished game
 //   analysis.js  the analysis board
+//   stats/       the player's record: records.js (statistics, exports), store.js (IndexedDB or
+//                the server), panel.js (the live 3BV/s, the tables, the choice of where it lives)
 //   app.js       this file: wires the modules together and starts
 
 import { analysisKeys, setupAnalysis } from "./analysis.js";
 import { loadGame, newGame } from "./game.js";
 import { playKeys, setupPlay } from "./input.js";
+import { setupStats } from "./stats/panel.js";
 import { $ } from "./util.js";
 
 function showTab(name) {
@@ -25,6 +28,7 @@ function showTab(name) {
 
 setupPlay();
 setupAnalysis();
+setupStats();
 document.addEventListener("keydown", (ev) => {
   if (!$("play").hidden) playKeys(ev);
   else analysisKeys(ev);

@@ -1,0 +1,302 @@
+"""The player's own record in a real browser (Playwright driving Debian's Chromium): games played
+through the page are recorded, counted and listed, survive a reload, export, and live either in
+the browser (IndexedDB) or on the server under a token no other browser holds.
+
+Skipped when Playwright or ``/usr/bin/chromium`` is missing, unless ``DEMINE_REQUIRE_BROWSER=1``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = os.environ.get("DEMINE_CHROMIUM", "/usr/bin/chromium")
+REQUIRED = os.environ.get("DEMINE_REQUIRE_BROWSER") == "1"
+
+
+def _missing() -> str | None:
+    for mod in ("fastapi", "uvicorn", "playwright"):
+        try:
+            __import__(mod)
+        except ImportError:
+            return f"{mod} is not installed"
+    if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
+        return f"no Chromium at {CHROMIUM} (apt-get install chromium)"
+    return None
+
+
+why = _missing()
+if why:
+    if REQUIRED:
+        raise RuntimeError(f"browser tests required but {why}")
+    pytest.skip(why, allow_module_level=True)
+
+import uvicorn  # noqa: E402
+from fastapi import FastAPI  # noqa: E402
+from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
+
+from demine.web.app import create_app  # noqa: E402
+
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+]
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, FastAPI]]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    app = create_app(tmp_path_factory.mktemp("web") / "games.db")
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    t = threading.Thread(target=srv.run, daemon=True)
+    t.start()
+    deadline = time.monotonic() + 15
+    while not srv.started:
+        if time.monotonic() > deadline:
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}", app
+    srv.should_exit = True
+    t.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        yield b
+        b.close()
+
+
+def new_page(browser: Any, errors: list[str], **kw: Any) -> Page:
+    ctx = browser.new_context(viewport={"width": 1200, "height": 900}, accept_downloads=True, **kw)
+    pg: Page = ctx.new_page()
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    return pg
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Page]:
+    errors: list[str] = []
+    pg = new_page(browser, errors)
+    yield pg
+    pg.context.close()
+    assert not errors, errors
+
+
+def cell(page: Page, r: int, c: int) -> Any:
+    return page.locator(f'#board .cell[data-r="{r}"][data-c="{c}"]')
+
+
+def game_id(page: Page) -> str:
+    gid = page.evaluate("new URL(location.href).searchParams.get('game')")
+    assert gid
+    return str(gid)
+
+
+def start(page: Page, server: str, seed: str) -> None:
+    if not page.url.startswith(server):
+        page.goto(server + "/")
+        expect(page.locator("#board .cell")).to_have_count(480)
+    page.select_option("#preset", "beginner")
+    page.select_option("#rule", "zero")
+    page.fill("#seed", seed)
+    before = page.evaluate("new URL(location.href).searchParams.get('game')")
+    page.click("#new")
+    expect(page.locator("#board .cell")).to_have_count(81)
+    deadline = time.monotonic() + 10  # (wait_for_function would need eval, which the CSP forbids)
+    while page.evaluate("new URL(location.href).searchParams.get('game')") == before:
+        assert time.monotonic() < deadline, "no new game"
+        page.wait_for_timeout(50)
+
+
+def finish(page: Page, app: FastAPI, win: bool) -> dict[str, Any]:
+    """Play the page's game to a win (every safe cell clicked) or a loss (a mine clicked after the
+    first click), through the page; the server's final view."""
+    gid = game_id(page)
+    cell(page, 4, 4).click()
+    expect(cell(page, 4, 4)).to_contain_class("open")
+    service = app.state.service
+    mines = set(service.session(gid).game.mine_cells())
+    if win:
+        for c in range(81):
+            if c in mines or "open" in (cell(page, c // 9, c % 9).get_attribute("class") or ""):
+                continue
+            cell(page, c // 9, c % 9).click()
+            expect(cell(page, c // 9, c % 9)).to_contain_class("open")
+    else:
+        m = min(mines)
+        cell(page, m // 9, m % 9).click()
+    expect(page.locator("#face")).to_have_text("won!" if win else "lost")
+    return service.view(gid)  # type: ignore[no-any-return]
+
+
+def stats_row(page: Page) -> list[str]:
+    rows = page.locator("#stats-table tbody tr")
+    expect(rows).to_have_count(1)
+    return [t.strip() for t in rows.first.locator("td").all_inner_texts()]
+
+
+def test_the_statistics_survive_a_reload_and_count_a_won_and_a_lost_game(
+    page: Page, served: tuple[str, FastAPI]
+) -> None:
+    server, app = served
+    start(page, server, "41")
+    # during play: the live 3BV/s and clicks
+    won = finish(page, app, win=True)
+    expect(page.locator("#games-table tbody tr")).to_have_count(1)
+    start(page, server, "42")
+    cell(page, 4, 4).click()
+    expect(page.locator("#live-clicks")).to_have_text("1")
+    view = app.state.service.view(game_id(page))
+    page.wait_for_timeout(600)  # the readout ticks twice a second
+    shown = float(page.locator("#live-rate").inner_text())
+    assert view["solved_bbbv"] >= 1 and 0 < shown <= view["solved_bbbv"] / max(view["elapsed"], 0.001)
+    lost = finish_lost(page, app)
+    expect(page.locator("#games-table tbody tr")).to_have_count(2)
+
+    page.reload()
+    expect(page.locator("#games-table tbody tr")).to_have_count(2)
+    board, rule, played, n_won, rate, best_time, best_rate, streak, best_streak = stats_row(page)
+    assert (board, rule, played, n_won, rate) == ("Beginner", "zero", "2", "1", "50.0%")
+    assert best_time == f"{won['elapsed']:.2f}" and best_rate == f"{won['bbbv'] / won['elapsed']:.2f}"
+    assert (streak, best_streak) == ("0", "1")  # the loss came last
+    newest, oldest = (
+        [t.strip() for t in r.locator("td").all_inner_texts()]
+        for r in page.locator("#games-table tbody tr").all()
+    )
+    assert newest[3] == "lost" and newest[5] == f"{lost['solved_bbbv']} of {lost['bbbv']}"
+    assert oldest[3] == "won" and oldest[5] == str(won["bbbv"]) and oldest[7] == str(won["total_moves"])
+    assert oldest[4] == f"{won['elapsed']:.2f}"
+    # the links open the game: its replay, and its review
+    review = page.locator("#games-table tbody tr").first.get_by_role("link", name="review", exact=False)
+    review.click()
+    expect(page.locator("#review-marks button", has_text="hit a mine")).to_have_count(1)
+    assert "review" not in page.url and game_id(page) == lost["id"]
+
+    # the exports hold the same games
+    with page.expect_download() as dl:
+        page.click("#record-json")
+    data = json.loads(Path(dl.value.path()).read_text())
+    assert [g["id"] for g in data["games"]] == [won["id"], lost["id"]]
+    assert data["statistics"][0]["played"] == 2 and data["statistics"][0]["won"] == 1
+    with page.expect_download() as dl:
+        page.click("#record-csv")
+    rows = list(csv.DictReader(io.StringIO(Path(dl.value.path()).read_text())))
+    assert [(r["id"], r["outcome"], r["bbbv"]) for r in rows] == [
+        (won["id"], "won", str(won["bbbv"])),
+        (lost["id"], "lost", str(lost["bbbv"])),
+    ]
+
+
+def finish_lost(page: Page, app: FastAPI) -> dict[str, Any]:
+    """Open (4,4) if nothing is open yet, then a mine."""
+    gid = game_id(page)
+    if not app.state.service.session(gid).game.placed:
+        cell(page, 4, 4).click()
+        expect(cell(page, 4, 4)).to_contain_class("open")
+    mines = sorted(app.state.service.session(gid).game.mine_cells())
+    cell(page, mines[0] // 9, mines[0] % 9).click()
+    expect(page.locator("#face")).to_have_text("lost")
+    return app.state.service.view(gid)  # type: ignore[no-any-return]
+
+
+def test_statistics_streaks_and_csv_from_the_module_itself(page: Page, served: tuple[str, FastAPI]) -> None:
+    """The pure functions of stats/records.js, run in the browser on made-up records."""
+    server, _ = served
+    page.goto(server + "/")
+    out = page.evaluate(
+        """async () => {
+      const m = await import("/static/stats/records.js");
+      const g = (id, outcome, ended, elapsed, extra = {}) => ({id, width: 30, height: 16, mines: 99,
+        rule: "safe", no_guess: null, outcome, elapsed, bbbv: 120, solved_bbbv: outcome === "won" ? 120 : 30,
+        moves: 200, seed: null, ended, ...extra});
+      const recs = [g("a", "won", 1, 100), g("b", "won", 2, 60), g("c", "lost", 3, 20),
+                    g("d", "won", 4, 80), g("e", "won", 5, 0, {width: 9, height: 9, mines: 10}),
+                    g("f", "lost", 6, 10, {no_guess: "complete", seed: '=HYPERLINK("x"), "y"'})];
+      return {stats: m.computeStats(recs.reverse()), csv: m.toCSV(recs)};
+    }"""
+    )
+    expert, *others = out["stats"]
+    assert (expert["board"], expert["played"], expert["won"], expert["streak"], expert["bestStreak"]) == (
+        "Expert",
+        4,
+        3,
+        1,
+        2,
+    )
+    assert expert["bestTime"] == 60 and expert["bestRate"] == 2 and expert["winRate"] == 0.75
+    beginner = next(s for s in others if s["board"] == "Beginner")
+    assert beginner["bestTime"] == 0 and beginner["bestRate"] is None  # no time, no rate
+    ng = next(s for s in others if "no guess" in s["rule"])
+    assert (ng["played"], ng["won"], ng["streak"]) == (1, 0, 0)
+    rows = list(csv.DictReader(io.StringIO(out["csv"])))
+    assert [r["id"] for r in rows] == list("abcdef")
+    assert rows[5]["seed"] == '\'=HYPERLINK("x"), "y"'  # quoted, and not a formula in a spreadsheet
+    assert rows[0]["bbbv_per_s"] == "1.200" and rows[4]["bbbv_per_s"] == ""
+
+
+def test_a_record_on_the_server_is_reached_only_with_its_token(
+    browser: Any, served: tuple[str, FastAPI]
+) -> None:
+    server, app = served
+    errors: list[str] = []
+    page = new_page(browser, errors)
+    page.goto(server + "/")
+    expect(page.locator("#board .cell")).to_have_count(480)
+    # a game kept in the browser first, then the switch copies it to the server
+    start(page, server, "43")
+    first = finish(page, app, win=True)
+    page.get_by_label("on the server").check()
+    expect(page.locator("#record-msg")).to_contain_text("1 of this browser's 1 games copied")
+    expect(page.locator("#record-note")).to_contain_text("clearing this site's data loses it")
+    start(page, server, "44")
+    second = finish_lost(page, app)
+    expect(page.locator("#games-table tbody tr")).to_have_count(2)
+    token = page.evaluate("localStorage.getItem('demine.record.token')")
+    listed = app.state.records.games(app.state.records.player(token))
+    assert [g["id"] for g in listed] == [first["id"], second["id"]]
+    page.reload()
+    expect(page.locator("#games-table tbody tr")).to_have_count(2)
+    expect(page.get_by_label("on the server")).to_be_checked()
+
+    # another browser (or this one with its data cleared) has no record, until it is given the token
+    other = new_page(browser, errors)
+    other.goto(server + "/")
+    expect(other.locator("#stats-table tbody")).to_contain_text("No finished game yet")
+    expect(other.get_by_label("in this browser")).to_be_checked()
+    other.get_by_label("on the server").check()  # a new player of its own: empty
+    expect(other.locator("#record-msg")).to_contain_text("Kept on the server now")
+    expect(other.locator("#games-table tbody tr")).to_have_count(0)
+    other.fill("#record-token-in", token + "x")
+    other.click("#record-token-use")
+    expect(other.locator("#record-msg")).to_contain_text("refused")
+    other.fill("#record-token-in", token)
+    other.click("#record-token-use")
+    expect(other.locator("#record-msg")).to_contain_text("Token accepted")
+    expect(other.locator("#games-table tbody tr")).to_have_count(2)
+    other.context.close()
+
+    # deleting the record on the server ends the token
+    page.once("dialog", lambda d: d.accept())
+    page.click("#record-delete")
+    expect(page.get_by_label("in this browser")).to_be_checked()
+    assert page.evaluate("localStorage.getItem('demine.record.token')") is None
+    page.context.close()
+    assert not errors, errors
