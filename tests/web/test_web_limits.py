@@ -7,6 +7,7 @@ import asyncio
 import os
 import threading
 import time
+from collections.abc import Callable
 
 import pytest
 from fastapi.testclient import TestClient
@@ -15,7 +16,7 @@ from demine import InputError
 from demine.web.app import create_app
 from demine.web.limits import Busy, ServeLimits, TooManyRequests
 from demine.web.service import Service
-from demine.web.workers import CLIENT
+from demine.web.workers import ANALYSIS, CLIENT, GAME, REVIEW, Lane
 
 
 def test_a_client_past_its_rate_gets_429_with_retry_after_and_others_do_not() -> None:
@@ -124,7 +125,131 @@ def test_big_boards_hints_go_to_the_slow_lane_whose_worker_runs_at_a_lower_prior
         assert not service._slow(Position.from_text("30x16x99\n" + "\n".join(["H" * 30] * 16)))
         assert service._slow(Position.from_text("40x40x300\n" + "\n".join(["H" * 40] * 40)))
         (quick,) = service.quick.pids()
-        (slow,) = service.slow.pids()
-        assert os.getpriority(os.PRIO_PROCESS, slow) == os.getpriority(os.PRIO_PROCESS, quick) + 10
+        slow = service.slow.pids()
+        assert len(slow) == service.limits.slow_running  # a process for each call it runs at once
+        base = os.getpriority(os.PRIO_PROCESS, quick)
+        assert all(os.getpriority(os.PRIO_PROCESS, p) == min(19, base + 10) for p in slow)
     finally:
         service.close()
+
+
+def _gated(gate: threading.Event) -> Callable[[str], str]:
+    def work(name: str) -> str:
+        gate.wait(5)
+        return name
+
+    return work
+
+
+def test_analyses_and_reviews_never_hold_the_place_kept_for_players_games() -> None:
+    lane = Lane(0, 2, 16, per_client=4, reserve=1)
+    gate = threading.Event()
+    work = _gated(gate)
+    started: list[str] = []
+
+    async def ask(who: str, name: str, kind: int) -> str:
+        CLIENT.set(who)
+        started.append(name)
+        return str(await lane.run(work, name, in_thread=True, kind=kind))
+
+    async def scenario() -> list[str]:
+        heavy = [asyncio.create_task(ask(f"10.0.0.{i}", f"analysis {i}", ANALYSIS)) for i in range(3)]
+        heavy.append(asyncio.create_task(ask("10.0.0.9", "review", REVIEW)))
+        await asyncio.sleep(0.05)
+        assert lane._active == 1  # one analysis runs; the other place is the players'
+        player = asyncio.create_task(ask("10.0.1.1", "hints", GAME))
+        await asyncio.sleep(0.05)
+        assert lane._active == 2  # the player's hints started at once
+        gate.set()
+        return [await player, *await asyncio.gather(*heavy)]
+
+    assert asyncio.run(scenario())[0] == "hints"
+
+
+def test_a_free_place_goes_to_the_client_with_the_fewest_calls_running() -> None:
+    lane = Lane(0, 1, 16, per_client=4)
+    gates = [threading.Event() for _ in range(4)]
+    order: list[str] = []
+
+    def work(name: str, k: int) -> str:
+        order.append(name)
+        gates[k].wait(5)
+        return name
+
+    async def ask(who: str, name: str, k: int, kind: int = ANALYSIS) -> str:
+        CLIENT.set(who)
+        return str(await lane.run(work, name, k, in_thread=True, kind=kind))
+
+    async def scenario() -> None:
+        tasks = [asyncio.create_task(ask("flood", "flood 1", 0))]
+        await asyncio.sleep(0.05)
+        tasks.append(asyncio.create_task(ask("flood", "flood 2", 1)))  # waits first...
+        await asyncio.sleep(0.01)
+        tasks.append(asyncio.create_task(ask("other", "other", 2)))  # ...but another client comes first
+        tasks.append(asyncio.create_task(ask("late", "review", 3, REVIEW)))  # reviews after analyses
+        await asyncio.sleep(0.05)
+        for g in gates:
+            g.set()
+            await asyncio.sleep(0.05)
+        await asyncio.gather(*tasks)
+
+    asyncio.run(scenario())
+    assert order == ["flood 1", "other", "flood 2", "review"]
+
+
+def test_a_review_not_ready_in_time_goes_on_in_the_background_and_says_so() -> None:
+    with TestClient(create_app(limits=ServeLimits(review_wait=0))) as client:
+        gid = client.post("/api/games", json={"preset": "beginner", "rule": "zero", "seed": "7"}).json()["id"]
+        client.post(f"/api/games/{gid}/moves", json={"kind": "reveal", "row": 2, "col": 2})
+        (r, c) = client.get(f"/api/games/{gid}/hints").json()["mines"][0]
+        assert (
+            client.post(f"/api/games/{gid}/moves", json={"kind": "reveal", "row": r, "col": c}).json()[
+                "outcome"
+            ]
+            == "lost"
+        )
+        first = client.get(f"/api/games/{gid}/review")
+        assert first.status_code == 202
+        assert first.json()["preparing"] and "being prepared" in first.json()["text"]
+        deadline = time.monotonic() + 30
+        while (later := client.get(f"/api/games/{gid}/review")).status_code == 202:
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        assert later.status_code == 200
+        assert [d["mark"] for d in later.json()["decisions"]] == ["first click", "needless guess"]
+
+
+def test_heavy_analyses_from_many_addresses_do_not_hold_up_a_players_hints_on_a_big_board() -> None:
+    # 8 addresses with their 2 allowed heaviest analyses each, then a player's hints on a 100x100
+    # game: the hints once waited behind all 16 (about 8 s); now a place is kept for them
+    from demine.web.service import analysis_board
+
+    rows = ["".join("1" if r % 2 == 0 and c % 2 == 0 else "H" for c in range(100)) for r in range(100)]
+    heaviest = "100x100x2500\n" + "\n".join(rows)
+    service = Service(workers=1)
+    try:
+        gid = service.new_game(width=100, height=100, mines=1000, seed="big", client="10.0.1.1")["id"]
+
+        async def analysis(who: str) -> object:
+            CLIENT.set(who)
+            return await service.compute(analysis_board, heaviest, slow=True, kind=ANALYSIS)
+
+        async def scenario() -> tuple[float, int]:
+            CLIENT.set("10.0.1.1")
+            await service.move(gid, "reveal", 50, 50)
+            heavy = [asyncio.create_task(analysis(f"10.0.0.{i}")) for i in range(8) for _ in range(2)]
+            await asyncio.sleep(0.2)
+            CLIENT.set("10.0.1.1")
+            t0 = time.monotonic()
+            await service.hints(gid)
+            took, pending = time.monotonic() - t0, sum(not t.done() for t in heavy)
+            for t in heavy:
+                t.cancel()
+            await asyncio.gather(*heavy, return_exceptions=True)
+            return took, pending
+
+        took, pending = asyncio.run(scenario())
+    finally:
+        service.close()
+    assert pending >= 12, (took, pending)  # the hints came before most analyses were done
+    assert took < 5.0

@@ -40,7 +40,7 @@ from demine.web.limits import Busy, RateLimiter, ServeLimits, TooManyRequests
 from demine.web.records import Records, add_routes
 from demine.web.service import MAX_PASTE, Conflict, NotFound, Service, analysis_board
 from demine.web.store import open_store
-from demine.web.workers import CLIENT
+from demine.web.workers import ANALYSIS, CLIENT
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 64 * 1024
@@ -280,7 +280,8 @@ def create_app(db: str | Path = ":memory:", workers: int = 0, limits: ServeLimit
     @app.get("/api/games/{game_id}/review")
     async def review(game_id: str, request: Request) -> Response:
         rate.hit("analyses", client(request))
-        return _json(await service.review(game_id))
+        out = await service.review(game_id)
+        return JSONResponse(out, status_code=202) if out.get("preparing") else _json(out)
 
     @app.get("/api/games/{game_id}/export")
     def export(game_id: str) -> Response:
@@ -292,7 +293,9 @@ def create_app(db: str | Path = ":memory:", workers: int = 0, limits: ServeLimit
     async def analyze(body: AnalyzeIn, request: Request) -> Response:
         rate.hit("analyses", client(request))
         return _json(
-            await service.compute(analysis_board, body.text, body.mines, body.trust_flags, slow=True)
+            await service.compute(
+                analysis_board, body.text, body.mines, body.trust_flags, slow=True, kind=ANALYSIS
+            )
         )
 
     return app

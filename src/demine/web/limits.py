@@ -73,6 +73,9 @@ class ServeLimits:
     """Slow work (analyses, guess-free boards, hints on boards over ``quick_cells``) at once."""
     heavy_per_client: int = 2
     """Slow requests one client may have running or waiting at once (429 past that)."""
+    review_wait: float = 1.0
+    """Seconds a request for a review waits for it; past that the review goes on in the background
+    and the answer says it is being prepared."""
     quick_cells: int = 1024
     """Boards up to this many cells get their hints in the quick lane."""
     games_per_client: int = 200
@@ -115,6 +118,8 @@ class ServeLimits:
             raise InputError(
                 f"request_timeout must be between 0 and 3600 seconds, got {self.request_timeout}"
             )
+        if not 0 <= self.review_wait <= 60:
+            raise InputError(f"review_wait must be between 0 and 60 seconds, got {self.review_wait}")
         if self.heavy_queue < 0 or self.idle_expiry <= 0 or self.finished_expiry <= 0:
             raise InputError("heavy_queue must be at least 0 and the expiry times positive")
 

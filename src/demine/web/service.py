@@ -44,7 +44,7 @@ from demine.web.hints import (
 from demine.web.limits import ServeLimits, TooManyRequests
 from demine.web.session import NO_GUESS_LIMIT, Session, _fixed, _guess_free, _new_game
 from demine.web.store import StaleGame, Store
-from demine.web.workers import Lane
+from demine.web.workers import GAME, REVIEW, Lane
 
 MAX_SEED = 64
 """The longest seed text accepted."""
@@ -100,18 +100,27 @@ class Service:
         lim = self.limits
         self.quick = Lane(workers, lim.heavy_running, lim.heavy_queue)
         self.slow = Lane(
-            1 if workers else 0, lim.slow_running, lim.heavy_queue,
-            nice=10, in_thread=True, per_client=lim.heavy_per_client,
+            lim.slow_running if workers else 0, lim.slow_running, lim.heavy_queue,
+            nice=10, in_thread=True, per_client=lim.heavy_per_client, reserve=1,
         )  # fmt: skip
+        # reviews: minutes of work for a long game on a big board, so a lane of their own (one
+        # process at the lowest priority, one review per client), apart from hints and analyses
+        self.reviews = Lane(1 if workers else 0, 1, lim.heavy_queue, nice=19, in_thread=True, per_client=1)
+        self._reviewing: dict[str, asyncio.Task[dict[str, Any]]] = {}
 
     # -- the analysis workers: hints are a pure function of the visible position, so they can run
     # in other processes (past the GIL) while this one serves requests
     async def compute(
-        self, fn: Callable[..., Any], *args: Any, off_loop: bool = False, slow: bool = False
+        self,
+        fn: Callable[..., Any],
+        *args: Any,
+        off_loop: bool = False,
+        slow: bool = False,
+        kind: int = GAME,
     ) -> Any:
-        """``fn(*args)`` in the quick lane of workers, or the slow one (see
+        """``fn(*args)`` in the quick lane of workers, or the slow one, as work of ``kind`` (see
         :mod:`demine.web.workers`); without workers here, in a thread with ``off_loop``."""
-        return await (self.slow if slow else self.quick).run(fn, *args, in_thread=off_loop)
+        return await (self.slow if slow else self.quick).run(fn, *args, in_thread=off_loop, kind=kind)
 
     def _slow(self, p: Position) -> bool:
         """Whether hints on ``p`` go to the slow lane (a board over ``limits.quick_cells``)."""
@@ -121,6 +130,7 @@ class Service:
         """Stop the workers and close the store."""
         self.quick.close()
         self.slow.close()
+        self.reviews.close()
         self.store.close()
 
     # -- sessions
@@ -451,16 +461,42 @@ class Service:
         return v
 
     async def review(self, game_id: str) -> dict[str, Any]:
-        """The review of a finished game (computed once, in the slow lane)."""
+        """The review of a finished game, computed once in the lane of reviews. A review not ready
+        within ``limits.review_wait`` seconds goes on in the background, and the answer says it is
+        being prepared (``{"preparing": true, ...}``): ask again later. (A long game on a big
+        board takes minutes: every move is analysed.)"""
         with self._locked(game_id) as s:
             g = s.game
             if not g.over or not g.placed:
                 raise Conflict("a game is reviewed once it is over")
             cached = s.review_cache
             record = GameRecord.from_game(g).to_json()
-        if cached is None:
-            cached = s.review_cache = await self.compute(game_review, record, slow=True)
-        return cached
+        if cached is not None:
+            return cached
+        task = self._reviewing.get(game_id)
+        if task is None:
+            task = asyncio.create_task(self._review(s, record))
+            self._reviewing[game_id] = task
+            task.add_done_callback(lambda t: self._review_done(game_id, t))
+        done, _ = await asyncio.wait({task}, timeout=self.limits.review_wait)
+        if task in done:
+            return task.result()  # (or its error: 429 past the client's share, 503 past the queue)
+        n = len(record["moves"])
+        return {
+            "preparing": True,
+            "moves": n,
+            "text": f"The review of this {n:,}-move game is being prepared: every move is analysed.",
+        }
+
+    async def _review(self, s: Session, record: dict[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = await self.reviews.run(game_review, record, kind=REVIEW)
+        s.review_cache = out
+        return out
+
+    def _review_done(self, game_id: str, task: asyncio.Task[dict[str, Any]]) -> None:
+        self._reviewing.pop(game_id, None)
+        if not task.cancelled():
+            task.exception()  # (retrieved: a failure is answered to the next request, not logged)
 
     def export(self, game_id: str) -> dict[str, Any]:
         """A finished game's record (layout, rule, start, moves) and MBF."""

@@ -2,11 +2,19 @@
 on the work running and waiting.
 
 - The **quick** lane: hints on the players' own games of ordinary size (milliseconds each).
-- The **slow** lane: the analysis board's pasted positions, guess-free boards and hints on boards
-  over ``ServeLimits.quick_cells`` (each up to its budget, half a second). Its processes run at a
-  lower CPU priority (``nice`` 10), so they take the CPU the server and the quick lane leave, and
-  one client may have at most ``ServeLimits.heavy_per_client`` requests in it at once (429 past
-  that): a client sending the heaviest analyses back to back slows itself, not the players.
+- The **slow** lane: the analysis board's pasted positions, guess-free boards, hints on boards
+  over ``ServeLimits.quick_cells`` and reviews of finished games. It has as many processes as
+  calls it runs at once (``ServeLimits.slow_running``), at a lower CPU priority (``nice`` 10), so
+  they take the CPU the server and the quick lane leave, and one client may have at most
+  ``ServeLimits.heavy_per_client`` requests in it at once (429 past that).
+
+Each lane is **fair**: a free place goes to the most urgent kind of work waiting (a player's own
+game first, then analyses, then reviews: :data:`GAME`, :data:`ANALYSIS`, :data:`REVIEW`), and
+within a kind to the client with the fewest calls running, then to the one served least recently
+(so clients take turns, however many calls each sends), then to the longest waiting. In the
+slow lane one place is kept for the players' games (``reserve``), so analyses and reviews, however
+many clients send them, never hold every place: a player's hints on a big board wait at most for
+another player's.
 
 Past a lane's queue the answer is 503 at once. With no worker processes (``workers=0``: tests,
 one-core machines) the work runs in the server's own process: slow work in a thread.
@@ -52,9 +60,14 @@ def _ready() -> bool:
     return True
 
 
+#: The kinds of work, most urgent first (a lower number is served first).
+GAME, ANALYSIS, REVIEW = 0, 1, 2
+
+
 class Lane:
     """One pool of ``processes`` workers (none: in this process), ``running`` calls at once,
-    ``queue`` waiting, and with ``per_client`` at most that many calls of one client at once."""
+    ``queue`` waiting, with ``per_client`` at most that many calls of one client at once, and
+    ``reserve`` of the ``running`` places kept for :data:`GAME` work."""
 
     def __init__(
         self,
@@ -65,11 +78,17 @@ class Lane:
         nice: int = 0,
         in_thread: bool = False,
         per_client: int | None = None,
+        reserve: int = 0,
     ) -> None:
         self.processes, self.nice = processes, nice
         self.in_thread, self.per_client, self.queue = in_thread, per_client, queue
-        self._running = asyncio.Semaphore(running)
-        self._waiting = 0
+        self.running, self.reserve = running, min(reserve, running - 1)
+        self._active = 0
+        self._active_by_client: Counter[str] = Counter()
+        self._waiters: list[tuple[int, int, str, asyncio.Future[None]]] = []
+        self._seq = self._starts = 0
+        self._served: dict[str, int] = {}
+        """Each client's latest start (the count of starts then): the least recently served first."""
         self._by_client: Counter[str] = Counter()
         self._pool: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
@@ -86,31 +105,78 @@ class Lane:
         for f in [self._pool.submit(_ready) for _ in range(self.processes)]:
             f.result()  # start every worker now, not on the first player's click
 
-    async def run(self, fn: Callable[..., Any], *args: Any, in_thread: bool = False) -> Any:
+    def _room(self, kind: int) -> bool:
+        """Whether a call of ``kind`` may start now."""
+        return self._active < (self.running if kind == GAME else self.running - self.reserve)
+
+    def _dispatch(self) -> None:
+        """Hand the free places to the waiting calls: the most urgent kind first, then the client
+        with the fewest calls running, then the one served least recently, then the longest
+        waiting."""
+        while self._waiters:
+            ready = [w for w in self._waiters if self._room(w[0])]
+            if not ready:
+                return
+            w = min(
+                ready, key=lambda w: (w[0], self._active_by_client[w[2]], self._served.get(w[2], 0), w[1])
+            )
+            self._waiters.remove(w)
+            self._take(w[2])
+            w[3].set_result(None)
+
+    def _take(self, who: str) -> None:
+        self._active += 1
+        self._active_by_client[who] += 1
+        self._starts += 1
+        self._served[who] = self._starts
+
+    def _give_back(self, who: str) -> None:
+        self._active -= 1
+        self._active_by_client[who] -= 1
+        if not self._active_by_client[who]:
+            del self._active_by_client[who]
+            if not any(w[2] == who for w in self._waiters):
+                del self._served[who]  # (kept only for the clients with calls here)
+        self._dispatch()
+
+    async def run(self, fn: Callable[..., Any], *args: Any, in_thread: bool = False, kind: int = GAME) -> Any:
         """``fn(*args)`` in a worker (awaited, so the server goes on serving), else here (in a
-        thread for a slow lane or with ``in_thread``). A worker that died is replaced and the call
-        is made here, so a request never fails for it."""
-        who = CLIENT.get() if self.per_client is not None else None
+        thread for a slow lane or with ``in_thread``), when its turn comes (see the module's
+        docstring). A worker that died is replaced and the call is made here, so a request never
+        fails for it."""
+        client = CLIENT.get()
+        who = client if self.per_client is not None else None
         if who is not None and self._by_client[who] >= (self.per_client or 0):
             raise TooManyRequests(
-                f"this address has {self.per_client} heavy requests (analyses, big boards' hints) "
-                "running already: wait for them",
+                f"this address has {self.per_client} heavy requests (analyses, big boards' hints, "
+                "reviews) running already: wait for them",
                 1,
             )
-        if self._running.locked() and self._waiting >= self.queue:
+        key = client or ""
+        if not self._room(kind) and len(self._waiters) >= self.queue:
             raise Busy("the server is busy with other players' hints and analyses: try again in a moment")
         if who is not None:
             self._by_client[who] += 1
         try:
-            self._waiting += 1
-            try:
-                await self._running.acquire()
-            finally:
-                self._waiting -= 1
+            if self._room(kind) and not any(w[0] <= kind for w in self._waiters):
+                self._take(key)
+            else:
+                turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+                self._seq += 1
+                entry = (kind, self._seq, key, turn)
+                self._waiters.append(entry)
+                try:
+                    await turn
+                except BaseException:
+                    if entry in self._waiters:
+                        self._waiters.remove(entry)
+                    elif turn.done() and not turn.cancelled():
+                        self._give_back(key)  # given a place, then cancelled: pass it on
+                    raise
             try:
                 return await self._call(fn, *args, in_thread=in_thread or self.in_thread)
             finally:
-                self._running.release()
+                self._give_back(key)
         finally:
             if who is not None:
                 self._by_client[who] -= 1

@@ -28,7 +28,14 @@ export async function showReview() {
   $("review-summary").textContent = "Reviewing…";
   let r;
   try {
-    r = await api(`/api/games/${v.id}/review`);
+    // a long game's review is prepared in the background: ask again every few seconds
+    for (let tries = 0; ; tries++) {
+      r = await api(`/api/games/${v.id}/review`);
+      if (!r.preparing) break;
+      if (play.view !== v || tries >= 200) return;
+      $("review-summary").textContent = `${r.text} Waiting…`;
+      await new Promise((done) => setTimeout(done, 3000));
+    }
   } catch (e) {
     $("review-summary").textContent = e.message;
     return;
