@@ -148,7 +148,7 @@ function render() {
       el("a", { href: `${link}&review=1`, "aria-label": `review of the game ended ${when.toLocaleString()}`, text: "Review" }));
     const bbbv = r.outcome === "won" ? String(r.bbbv ?? "–") : `${r.solved_bbbv ?? "–"} of ${r.bbbv ?? "–"}`;
     return row([
-      el("time", { datetime: when.toISOString(), text: when.toLocaleString() }),
+      el("time", { datetime: when.toISOString(), text: when.toLocaleString([], { dateStyle: "short", timeStyle: "short" }) }),
       boardName(r), ruleName(r), r.outcome === "won" ? "won" : "lost", fixed(r.elapsed, 2), bbbv,
       fixed(recordRate(r), 2), String(r.moves), links,
     ]);
