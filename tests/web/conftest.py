@@ -8,8 +8,14 @@ Tests that ask for it are skipped when the server or psycopg is missing, unless
 from __future__ import annotations
 
 import os
+import shutil
+import socket
+import threading
+import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -48,3 +54,117 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         return str(tmp_path / "games.db")
     server: PostgresServer = request.getfixturevalue("postgres_server")
     return server.new_database()
+
+
+# ---------------------------------------------------------------- the browser tests' fixtures
+# Playwright drives Debian's Chromium against a live server. Each test that asks for these is
+# skipped when Playwright, the web extras or /usr/bin/chromium are missing, unless
+# DEMINE_REQUIRE_BROWSER=1 (set by .ci/run, which installs Chromium): then it fails instead.
+
+CHROMIUM = os.environ.get("DEMINE_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def browser_missing() -> str | None:
+    """Why the browser tests cannot run here, or None."""
+    for mod in ("fastapi", "uvicorn", "playwright"):
+        try:
+            __import__(mod)
+        except ImportError:
+            return f"{mod} is not installed"
+    if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
+        return f"no Chromium at {CHROMIUM} (apt-get install chromium)"
+    return None
+
+
+def require_browser() -> None:
+    why = browser_missing()
+    if why is not None:
+        if os.environ.get("DEMINE_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"DEMINE_REQUIRE_BROWSER=1 but {why}")
+        pytest.skip(why)
+
+
+@dataclass
+class LiveServer:
+    """A demine server on a free loopback port, for one test module."""
+
+    url: str
+    app: Any
+
+    @property
+    def service(self) -> Any:
+        return self.app.state.service
+
+
+@pytest.fixture(scope="module")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    require_browser()
+    import uvicorn
+
+    from demine.web.app import create_app
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    app = create_app(tmp_path_factory.mktemp("web") / "games.db")
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    t = threading.Thread(target=srv.run, daemon=True)
+    t.start()
+    deadline = time.monotonic() + 15
+    while not srv.started:
+        if time.monotonic() > deadline:
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.05)
+    yield LiveServer(f"http://127.0.0.1:{port}", app)
+    srv.should_exit = True
+    t.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def server(live_server: LiveServer) -> str:
+    return live_server.url
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        b.devices = p.devices  # the phones' descriptors ("iPhone 13", "Pixel 7"), for contexts
+        yield b
+        b.close()
+
+
+def open_page(browser: Any, **context: Any) -> Iterator[Any]:
+    """A page in a new context; fails the test if the page raised a script error."""
+    ctx = browser.new_context(**context)
+    pg = ctx.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    yield pg
+    ctx.close()
+    assert not errors, errors
+
+
+def phone(browser: Any, name: str, **extra: Any) -> dict[str, Any]:
+    """The context options that emulate a phone (touch included)."""
+    d = dict(browser.devices[name])
+    d.pop("default_browser_type", None)
+    return {**d, **extra}
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A desktop page, 1200x900."""
+    yield from open_page(browser, viewport={"width": 1200, "height": 900})

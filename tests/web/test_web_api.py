@@ -347,7 +347,17 @@ def test_the_page_and_its_assets_are_served_with_a_strict_policy(client: TestCli
     r = client.get("/")
     assert r.status_code == 200 and "<title>demine" in r.text
     assert "default-src 'self'" in r.headers["content-security-policy"]
-    modules = ("app.js", "util.js", "api.js", "board.js", "game.js", "input.js", "review.js", "analysis.js")
+    modules = (
+        "app.js",
+        "util.js",
+        "api.js",
+        "board.js",
+        "game.js",
+        "input.js",
+        "review.js",
+        "analysis.js",
+        "settings.js",
+    )
     for asset in (*modules, "style.css", "favicon.svg"):
         assert client.get(f"/static/{asset}").status_code == 200
 
@@ -618,3 +628,22 @@ def test_a_finished_game_is_reviewed_and_a_game_in_play_is_not(client: TestClien
     assert r["summary"]["marks"]["needless guess"] == 1 and r["summary"]["luck"] == 0
     assert len(r["curves"]["kept"]) == 3 and r["curves"]["kept"][-1] == 0
     assert client.get(f"/api/games/{gid}/review").json() == r  # computed once, kept
+
+
+def test_restart_plays_the_same_board_and_keeps_a_drawn_seed_hidden(client: TestClient) -> None:
+    first = new(client, preset="beginner", rule="zero")  # a drawn seed: hidden while playing
+    gid = first["id"]
+    client.post(f"/api/games/{gid}/moves", json={"kind": "reveal", "row": 4, "col": 4})
+    again = client.post(f"/api/games/{gid}/restart").json()
+    assert again["id"] != gid and again["seed"] is None and again["moves"] == 0
+    assert (again["width"], again["height"], again["mines"], again["rule"]) == (9, 9, 10, "zero")
+    client.post(f"/api/games/{again['id']}/moves", json={"kind": "reveal", "row": 4, "col": 4})
+    assert live_game(client, again["id"]).mine_cells() == live_game(client, gid).mine_cells()
+    assert client.post("/api/games/nope/restart").status_code == 404
+
+
+def test_probabilities_before_the_first_click_are_the_density(client: TestClient) -> None:
+    v = new(client, preset="expert", rule="safe")
+    h = client.get(f"/api/games/{v['id']}/hints").json()
+    assert set(h["probabilities"]) == {round(1000 * 99 / 480)}  # 206 in thousandths, not 0
+    assert h["best"]["mine_probability"] == 0  # the first click itself is safe

@@ -1,108 +1,21 @@
-"""The page in a real browser: Playwright driving Debian's Chromium against a live server.
-
-Skipped when Playwright or ``/usr/bin/chromium`` is missing, unless ``DEMINE_REQUIRE_BROWSER=1``
-(set by ``.ci/run``, which installs Chromium), where a missing browser fails instead.
-"""
+"""The page in a real browser: Playwright driving Debian's Chromium against a live server (the
+fixtures are in conftest.py: each test is skipped when Chromium or Playwright is missing, unless
+``DEMINE_REQUIRE_BROWSER=1``)."""
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import socket
-import threading
-import time
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-import pytest
+from tests.web.pw import bg, cell, expect
 
-CHROMIUM = os.environ.get("DEMINE_CHROMIUM", "/usr/bin/chromium")
-REQUIRED = os.environ.get("DEMINE_REQUIRE_BROWSER") == "1"
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
-
-def _missing() -> str | None:
-    for mod in ("fastapi", "uvicorn", "playwright"):
-        try:
-            __import__(mod)
-        except ImportError:
-            return f"{mod} is not installed"
-    if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
-        return f"no Chromium at {CHROMIUM} (apt-get install chromium)"
-    return None
-
-
-why = _missing()
-if why:
-    if REQUIRED:
-        raise RuntimeError(f"browser tests required but {why}")
-    pytest.skip(why, allow_module_level=True)
-
-import uvicorn  # noqa: E402
-from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
-
-from demine.web.app import create_app  # noqa: E402
-
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 SAFE_GREEN = "rgb(46, 125, 50)"
 MINE_BLUE = "rgb(21, 101, 192)"
 FLAG_RED = "rgb(211, 47, 47)"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = _free_port()
-    db = tmp_path_factory.mktemp("web") / "games.db"
-    config = uvicorn.Config(create_app(db), host="127.0.0.1", port=port, log_level="warning")
-    srv = uvicorn.Server(config)
-    t = threading.Thread(target=srv.run, daemon=True)
-    t.start()
-    deadline = time.monotonic() + 15
-    while not srv.started:
-        if time.monotonic() > deadline:
-            raise RuntimeError("the test server did not start")
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    srv.should_exit = True
-    t.join(timeout=10)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Page]:
-    ctx = browser.new_context(viewport={"width": 1200, "height": 900})
-    pg = ctx.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    yield pg
-    ctx.close()
-    assert not errors, errors
-
-
-def cell(page: Page, board: str, r: int, c: int) -> Any:
-    return page.locator(f'#{board} .cell[data-r="{r}"][data-c="{c}"]')
 
 
 def start_game(page: Page, server: str, preset: str, rule: str, seed: str) -> None:
@@ -113,10 +26,6 @@ def start_game(page: Page, server: str, preset: str, rule: str, seed: str) -> No
     page.fill("#seed", seed)
     page.click("#new")
     expect(page.locator("#board .cell")).to_have_count(81)
-
-
-def bg(loc: Any) -> str:
-    return str(loc.evaluate("e => getComputedStyle(e).backgroundColor"))
 
 
 def test_reveal_flag_and_hint_colours(page: Page, server: str) -> None:
@@ -272,7 +181,7 @@ def test_middle_click_chords_and_a_lost_game_shows_the_mine(page: Page, server: 
     last = page.locator("#review-marks button", has_text="hit a mine")
     expect(last).to_have_count(1)
     expect(page.locator("#review-summary")).to_contain_text("Chance to win given away")
-    assert page.locator("#review-graph path").count() == 2
+    assert page.locator("#review-graph path:not(.review-dot)").count() == 2
     last.click()
     expect(cell(page, "board", r, c)).to_contain_class("rv-played")
     expect(cell(page, "board", r, c)).not_to_contain_class("exploded")  # the board before the click

@@ -248,6 +248,13 @@ def create_app(db: str | Path = ":memory:", workers: int = 0, limits: ServeLimit
         made = await asyncio.to_thread(service.new_game, **body.model_dump(), client=who)
         return _json(made)
 
+    @app.post("/api/games/{game_id}/restart")
+    async def restart(game_id: str, request: Request) -> Response:
+        """A new game on the same board (size, rule, no-guess mode and seed)."""
+        who = client(request)
+        rate.hit("games", who)
+        return _json(await asyncio.to_thread(service.restart, game_id, client=who))
+
     @app.get("/api/games/{game_id}")
     async def get_game(game_id: str) -> Response:
         return _json(service.view(game_id))

@@ -146,11 +146,13 @@ class Service:
         no_guess: str | None = None,
         client: str | None = None,
         now: float | None = None,
+        hide_seed: bool = False,
     ) -> dict[str, Any]:
         """Start a game from a preset or a custom size; returns its view. With ``no_guess``
         (``complete`` or ``local``) the mines are placed at the first click so that the board never
         needs a guess from there. ``client`` (its address) may keep at most
-        ``limits.games_per_client`` unfinished games."""
+        ``limits.games_per_client`` unfinished games. With ``hide_seed`` a given seed is kept as
+        secret as a drawn one until the game ends (a restart of a game whose seed was drawn)."""
         if rule not in RULES:
             raise InputError(f"unknown first-click rule {rule!r}; choose one of {', '.join(RULES)}")
         if preset:
@@ -176,10 +178,28 @@ class Service:
                 f"they expire after {self.limits.idle_expiry / 86400:g} days without a move",
                 3600,
             )
-        s = Session(secrets.token_urlsafe(16), game, chosen is not None, now, client=client)
+        s = Session(secrets.token_urlsafe(16), game, chosen is not None and not hide_seed, now, client=client)
         self.store.save(s.stored(), now)
         self._remember(s)
         return s.view()
+
+    def restart(self, game_id: str, client: str | None = None, now: float | None = None) -> dict[str, Any]:
+        """A new game on the same board as ``game_id``: its size, rule, no-guess mode and seed (so
+        the same first click gives the same layout). The seed stays as hidden as the original's."""
+        with self._locked(game_id) as s:
+            g, given = s.game, s.seed_given
+        v = self.new_game(
+            width=g.width,
+            height=g.height,
+            mines=g.mines,
+            rule=g.rule,
+            seed=g.seed,
+            no_guess=g.no_guess,
+            client=client,
+            now=now,
+            hide_seed=not given,
+        )
+        return v
 
     def expire(self, now: float, every: float = 60.0) -> int:
         """Delete the expired games (at most once every ``every`` seconds) and keep the file under
@@ -421,7 +441,9 @@ class Service:
             "approximate": False,
             "solutions": None,
         }
-        out["probabilities"] = [round(1000 * risk)] * (g.width * g.height)
+        # the overlay shows the density (the chance a cell holds a mine before anything is known),
+        # not the first click's risk: that is the best guess's own figure above
+        out["probabilities"] = [round(1000 * g.mines / (g.width * g.height))] * (g.width * g.height)
         return out
 
     async def hint(self, game_id: str) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 // The analysis board: type or paste a position, read what logic proves and the probabilities.
 
 import { api } from "./api.js";
-import { drawBoard, eventCell, probMap } from "./board.js";
+import { cellAt, drawBoard, eventCell, probMap } from "./board.js";
 import { $, MOVES, key, bestText, download, b64bytes } from "./util.js";
 
 const an = { width: 9, height: 9, rows: null, selected: null, result: null, because: null };
@@ -19,6 +19,7 @@ function anBlank() {
   an.width = Math.max(1, Math.min(100, Number($("an-w").value) || 9));
   an.height = Math.max(1, Math.min(100, Number($("an-h").value) || 9));
   an.rows = Array.from({ length: an.height }, () => Array(an.width).fill("H"));
+  undoStack.length = 0;
   an.result = null;
   an.selected = key(0, 0);
   $("an-text").value = anText();
@@ -39,7 +40,24 @@ function anOverlay() {
 }
 
 function anDraw() {
-  drawBoard($("an-board"), anRows(), anOverlay());
+  const board = $("an-board");
+  drawBoard(board, anRows(), anOverlay());
+  const sel = an.selected ? cellAt(board, ...an.selected.split(",").map(Number)) : null;
+  if (sel) board.setAttribute("aria-activedescendant", sel.id);
+  else board.removeAttribute("aria-activedescendant");
+}
+
+// Undo: the rows before each edit (a blank board or a loaded text starts afresh).
+const undoStack = [];
+
+function anUndo() {
+  const rows = undoStack.pop();
+  if (!rows) { anShow("Nothing to undo"); return; }
+  an.rows = rows;
+  an.result = null;
+  $("an-text").value = anText();
+  anShow("");
+  anDraw();
 }
 
 function anShow(text, error = false) {
@@ -54,7 +72,9 @@ async function anAnalyse(fromText) {
     const res = await api("/api/analyze", body);
     an.width = res.width;
     an.height = res.height;
-    an.rows = res.rows.map((r) => [...r]);
+    const rows = res.rows.map((r) => [...r]);
+    if (an.rows && rows.join("|") !== an.rows.join("|")) undoStack.push(an.rows);
+    an.rows = rows;
     $("an-w").value = res.width;
     $("an-h").value = res.height;
     $("an-mines").value = res.mines ?? "";
@@ -76,6 +96,9 @@ async function anAnalyse(fromText) {
 function anSet(ch) {
   if (!an.selected) return;
   const [r, c] = an.selected.split(",").map(Number);
+  if (an.rows[r][c] === ch) return;
+  undoStack.push(an.rows.map((row) => [...row]));
+  if (undoStack.length > 500) undoStack.shift();
   an.rows[r][c] = ch;
   an.result = null;
   $("an-text").value = anText();
@@ -84,7 +107,12 @@ function anSet(ch) {
 }
 
 export function analysisKeys(ev) {
-  if (ev.target.closest("input, textarea, select") || !an.rows) return;
+  if (!an.rows || ev.altKey || ev.metaKey) return;
+  if (ev.target !== document.body && !ev.target.closest("#an-board")) return;
+  if (ev.ctrlKey) {
+    if (ev.key === "z") { ev.preventDefault(); anUndo(); }
+    return;
+  }
   const k = ev.key;
   if (MOVES[k] && k.startsWith("Arrow")) {
     ev.preventDefault();
@@ -120,13 +148,17 @@ function anHover(ev) {
 
 export function setupAnalysis() {
   $("an-blank").addEventListener("click", anBlank);
+  $("an-undo").addEventListener("click", anUndo);
+  for (const b of $("an-keys").querySelectorAll("button[data-set]")) {
+    b.addEventListener("click", () => anSet(b.dataset.set));
+  }
   $("an-load").addEventListener("click", () => anAnalyse(true));
   $("an-run").addEventListener("click", () => anAnalyse(false));
   $("an-board").addEventListener("click", (ev) => {
     const rc = eventCell(ev);
     if (!rc) return;
     an.selected = key(...rc);
-    $("an-board").focus();
+    $("an-board").focus({ preventScroll: true });
     anDraw();
   });
   $("an-board").addEventListener("mouseover", anHover);

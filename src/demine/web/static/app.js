@@ -4,7 +4,8 @@
 // The modules, by concern:
 //   util.js      small helpers ($, cell keys, glyphs, downloads)
 //   api.js       the API client
-//   board.js     the board view (cells drawn from rows and an overlay)
+//   settings.js  the settings kept in this browser (restored on reload), theme, palette, cell size
+//   board.js     the board view (an ARIA grid of cells drawn from rows and an overlay)
 //   game.js      the game's state and moves; dispatches the "demine:*" events other modules hear
 //   input.js     mouse, touch and keys on the game
 //   review.js    the replay slider and the review of a finished game
@@ -16,6 +17,7 @@
 import { analysisKeys, setupAnalysis } from "./analysis.js";
 import { loadGame, newGame } from "./game.js";
 import { playKeys, setupPlay } from "./input.js";
+import { restoreSettings, watchSettings } from "./settings.js";
 import { setupStats } from "./stats/panel.js";
 import { $ } from "./util.js";
 
@@ -26,6 +28,8 @@ function showTab(name) {
   }
 }
 
+restoreSettings();
+watchSettings();
 setupPlay();
 setupAnalysis();
 setupStats();
@@ -35,5 +39,11 @@ document.addEventListener("keydown", (ev) => {
 });
 $("tab-play").addEventListener("click", () => showTab("play"));
 $("tab-analyse").addEventListener("click", () => showTab("analyse"));
+
+// Each game is a history entry: Back and Forward bring its game back.
+window.addEventListener("popstate", () => {
+  const id = new URL(location.href).searchParams.get("game");
+  if (id) loadGame(id, "none");
+});
 const gameId = new URL(location.href).searchParams.get("game");
-if (gameId) loadGame(gameId); else newGame();
+if (gameId) loadGame(gameId); else newGame(null, "replace");

@@ -6,9 +6,13 @@
 //   "demine:game-ended"    detail {game, preset}            once, when a move ends the game
 // `game` is the server's view of the game (GET /api/games/{id}); `preset` is "beginner",
 // "intermediate", "expert" or "custom" from the board's size; `move` is {kind, row, col}.
+//
+// What the page says: #why (role="status", in the sticky bar) holds hint reasons, the hint
+// button's message and errors, and keeps them until there is something else worth saying; #said
+// (a polite live region) says what each move did. The timer is not a live region.
 
 import { api } from "./api.js";
-import { drawBoard, probMap, eventCell } from "./board.js";
+import { cellAt, drawBoard, probMap } from "./board.js";
 import { $, key, bestText, download, b64bytes } from "./util.js";
 
 export const play = {
@@ -16,10 +20,10 @@ export const play = {
   hints: null,         // the last hints for this view
   pick: null,          // the cell the hint button showed
   cursor: [0, 0],
-  because: null,       // numbers that force the hovered cell
+  because: null,       // numbers that force the cell whose reason is shown
+  reading: null,       // the cell whose reason is shown (a touch on a hinted cell reads first)
   replayView: null,    // a replay frame, when one is shown
   reviewMark: null,    // the reviewed move shown on the replay frame: {played, better} cells
-  timer: null,
   busy: Promise.resolve(),
 };
 
@@ -71,8 +75,11 @@ export function overlay() {
 export function redraw() {
   const v = play.replayView || play.view;
   if (!v) return;
-  drawBoard($("board"), v.rows, overlay());
-  $("mines-left").value = play.view.mines_left;
+  const board = $("board");
+  drawBoard(board, v.rows, overlay());
+  const cur = cellAt(board, ...play.cursor);
+  if (cur) board.setAttribute("aria-activedescendant", cur.id);
+  $("mines-left").textContent = play.view.mines_left;
   $("face").textContent = { playing: "playing", won: "won!", lost: "lost" }[play.view.outcome];
   $("face").className = play.view.outcome;
 }
@@ -82,20 +89,22 @@ export function tick() {
   if (!v) return;
   let t = v.elapsed;
   if (v.running) t += (performance.now() - play.receivedAt) / 1000;
-  $("timer").value = Math.floor(t);
+  const s = String(Math.floor(t));
+  if ($("timer").textContent !== s) $("timer").textContent = s;
 }
 
 export async function refreshHints() {
-  play.hints = null;
   const v = play.view;
+  let h = null;  // the hints shown stay until the new ones arrive (a hover meanwhile reads them)
   if (v.outcome === "playing" && (hintsOn() || probsOn())) {
     try {
-      play.hints = await api(`/api/games/${v.id}/hints?probabilities=${probsOn() ? 1 : 0}`);
-      if (play.hints.error) showWhy(play.hints.error, true);
+      h = await api(`/api/games/${v.id}/hints?probabilities=${probsOn() ? 1 : 0}`);
+      if (h.error) showWhy(h.error, true);
     } catch (e) {
       showWhy(e.message, true);
     }
   }
+  play.hints = h;
   redraw();
 }
 
@@ -111,25 +120,44 @@ async function fetchGuess() {
   }
 }
 
+// The message region (role="status"): a reason, the hint's message or an error. It stays until
+// the next message.
 export function showWhy(text, error = false) {
   $("why").textContent = text;
   $("why").classList.toggle("error", error);
 }
 
-export function setView(v) {
+function say(text) {
+  $("said").textContent = text;
+}
+
+function gameLink(id) {
+  const url = new URL(location.href);
+  url.search = "";
+  url.hash = "";
+  url.searchParams.set("game", id);
+  return url;
+}
+
+// Show a game. `nav`: "push" (a new game: its own history entry), "replace" (the page's first
+// game, or a link normalised) or "none" (the browser went back or forward to it).
+export function setView(v, nav = "none") {
   const first = !play.view || play.view.id !== v.id;
   play.view = v;
   play.receivedAt = performance.now();
   play.replayView = null;
   play.pick = null;
   play.because = null;
+  play.reading = null;
   if (first) {
+    play.hints = null;  // another game's hints never show on this one
     play.cursor = [Math.min(play.cursor[0], v.height - 1), Math.min(play.cursor[1], v.width - 1)];
-    const url = new URL(location.href);
-    url.searchParams.set("game", v.id);
-    history.replaceState(null, "", url);
+    const url = gameLink(v.id);
+    if (nav === "push") history.pushState({ game: v.id }, "", url);
+    else if (nav === "replace") history.replaceState({ game: v.id }, "", url);
     $("link").href = url.href;
     $("link").textContent = url.href;
+    matchControls(v);
   }
   const badge = $("no-guess-badge");
   badge.hidden = !v.no_guess;
@@ -138,6 +166,20 @@ export function setView(v) {
     : "no guess needed (counting mines)";
   showEnd();
   tick();
+}
+
+// The new-game menus show the game on screen (a link or Back may bring another kind of game).
+function matchControls(v) {
+  const preset = presetOf(v);
+  $("preset").value = preset;
+  $("custom").hidden = preset !== "custom";
+  if (preset === "custom") {
+    $("cw").value = v.width;
+    $("ch").value = v.height;
+    $("cm").value = v.mines;
+  }
+  $("rule").value = v.rule;
+  $("no-guess").value = v.no_guess || "";
 }
 
 function showEnd() {
@@ -152,16 +194,26 @@ function showEnd() {
   const s = $("rp-slider");
   s.max = v.total_moves;
   s.value = v.total_moves;
-  $("rp-label").value = `move ${v.total_moves} / ${v.total_moves}`;
+  $("rp-label").textContent = `move ${v.total_moves} / ${v.total_moves}`;
 }
 
 // One request at a time per page, in click order (the server serialises too).
 export function queue(fn) {
   play.busy = play.busy.then(fn).catch(async (e) => {
-    showWhy(e.message, true);
+    showWhy(explain(e), true);
     await refreshView();  // another tab may have moved on: show the game as it is now
   });
   return play.busy;
+}
+
+// An error in words, with what to try when a no-guess board could not be made.
+function explain(e) {
+  const v = play.view;
+  if (v && v.no_guess && v.moves === 0 && v.outcome === "playing") {
+    return `No guess-free board was found: ${e.message}. Try fewer mines or a bigger board, ` +
+      `"No guess: on (numbers alone)", or No guess off; then New game.`;
+  }
+  return e.message;
 }
 
 async function refreshView() {
@@ -175,6 +227,35 @@ async function refreshView() {
   }
 }
 
+function opened(before, after) {
+  let n = 0;
+  for (let r = 0; r < after.length; r++) {
+    for (let c = 0; c < after[r].length; c++) {
+      const a = after[r][c];
+      if (a >= "0" && a <= "8" && !(before[r][c] >= "0" && before[r][c] <= "8")) n++;
+    }
+  }
+  return n;
+}
+
+// The live region's words for a move.
+function describe(kind, r, c, v, nv) {
+  const at = `row ${r + 1} column ${c + 1}`;
+  let text;
+  if (kind === "flag") {
+    text = nv.rows[r][c] === "F" ? `Flagged ${at}.` : `Unflagged ${at}.`;
+  } else if (nv.outcome === "lost") {
+    text = `A mine at ${nv.exploded ? `row ${nv.exploded[0] + 1} column ${nv.exploded[1] + 1}` : at}: game lost.`;
+  } else {
+    const n = opened(v.rows, nv.rows);
+    const ch = nv.rows[r][c];
+    text = n === 1 && ch >= "0" && ch <= "8" ? `${at}: ${ch === "0" ? "empty" : ch}.`
+      : `${kind === "chord" ? "Chord opened" : "Opened"} ${n} cell${n === 1 ? "" : "s"}.`;
+  }
+  if (nv.outcome === "won") text += ` Won in ${nv.elapsed.toFixed(1)} s!`;
+  return text;
+}
+
 export function act(kind, r, c) {
   return queue(async () => {
     const v = play.view;
@@ -185,11 +266,12 @@ export function act(kind, r, c) {
     if (kind === "flag") body.flag = v.rows[r][c] !== "F";  // the state wanted, not a blind toggle
     const nv = await api(`/api/games/${v.id}/moves${query}`, body);
     setView(nv);
-    showWhy("");
+    if ($("why").classList.contains("error")) showWhy("");  // an error is over once a move went
     play.hints = nv.hints || null;  // one request per click: the hints come with the move
     if (play.hints && play.hints.error) showWhy(play.hints.error, true);
     redraw();
     if (nv.moves !== v.moves) {
+      say(describe(kind, r, c, v, nv));
       announce("demine:move", { game: nv, preset: presetOf(nv), move: { kind, row: r, col: c } });
       if (nv.outcome !== "playing") announce("demine:game-ended", { game: nv, preset: presetOf(nv) });
     }
@@ -197,15 +279,24 @@ export function act(kind, r, c) {
   });
 }
 
-export function primary(r, c) {
+// A tap, a left click or Space on a cell: a number chords, a covered cell opens (in flag mode:
+// flags), a flag stays (in flag mode: comes off).
+export function primary(r, c, flagMode = false) {
   const ch = play.view.rows[r][c];
-  act(ch >= "1" && ch <= "8" ? "chord" : "reveal", r, c);
+  if (ch >= "1" && ch <= "8") return act("chord", r, c);
+  if (ch === "0") return undefined;
+  if (flagMode) return act("flag", r, c);
+  if (ch === "F") return undefined;
+  return act("reveal", r, c);
 }
 
-export async function newGame(ev) {
+// The first game on the page comes from the link, else is new (nav "replace"); New game and
+// Restart push a history entry, so Back returns to the game before.
+export async function newGame(ev, nav = "push", keepMessage = false) {
   if (ev) ev.preventDefault();
   const preset = $("preset").value;
-  const body = { rule: $("rule").value, seed: $("seed").value || null, no_guess: $("no-guess").value || null };
+  const seed = $("seed").value.trim();
+  const body = { rule: $("rule").value, seed: seed || null, no_guess: $("no-guess").value || null };
   if (preset === "custom") {
     body.width = Number($("cw").value);
     body.height = Number($("ch").value);
@@ -215,42 +306,88 @@ export async function newGame(ev) {
   }
   await queue(async () => {
     const v = await api("/api/games", body);
-    setView(v);
-    showWhy("");
-    announce("demine:game-started", { game: v, preset: presetOf(v), resumed: false });
+    $("seed").value = "";  // the next game draws a new board unless a seed is typed again
+    started(v, play.view ? nav : "replace", false, keepMessage);
     await refreshHints();
   });
 }
 
-export async function loadGame(id) {
-  try {
-    const v = await api(`/api/games/${encodeURIComponent(id)}`);
-    setView(v);
-    announce("demine:game-started", { game: v, preset: presetOf(v), resumed: true });
+function started(v, nav, resumed, keepMessage = false) {
+  setView(v, nav);
+  if (!keepMessage) showWhy("");
+  say(`${resumed ? "Resumed" : "New"} game: ${v.width} by ${v.height}, ${v.mines} mines.`);
+  announce("demine:game-started", { game: v, preset: presetOf(v), resumed });
+}
+
+// The same board again (its size, rule and seed), as a new game.
+export async function restart() {
+  const v = play.view;
+  if (!v) return;
+  await queue(async () => {
+    started(await api(`/api/games/${encodeURIComponent(v.id)}/restart`, {}), "push", false);
     await refreshHints();
-  } catch (e) {
-    showWhy(`${e.message}; starting a new game`, true);
-    await newGame();
+  });
+}
+
+// The link to this game (and, once it is over, its seed and rule), shared or copied.
+export async function share() {
+  const v = play.view;
+  if (!v) return;
+  const url = gameLink(v.id).href;
+  const board = `${v.width}x${v.height}/${v.mines}, first click ${v.rule}` +
+    (v.no_guess ? `, no guess (${v.no_guess})` : "") + (v.seed ? `, seed ${v.seed}` : "");
+  const text = `demine ${board}`;
+  try {
+    if (navigator.share) {
+      await navigator.share({ title: "demine", text, url });
+      showWhy(`Shared: ${url} (${board})`);
+      return;
+    }
+    await navigator.clipboard.writeText(`${text}: ${url}`);
+    showWhy(`Link copied: ${url} (${board})`);
+  } catch {
+    showWhy(`This game's link: ${url} (${board})`);
   }
 }
 
-export function hoverWhy(ev) {
-  const rc = eventCell(ev);
+// A game from a link, a reload, or Back/Forward (nav "none").
+export async function loadGame(id, nav = "replace") {
+  try {
+    const v = await api(`/api/games/${encodeURIComponent(id)}`);
+    await queue(async () => {
+      started(v, nav, true);
+      await refreshHints();
+    });
+  } catch (e) {
+    const why = e.status === 404
+      ? "This game link is unknown or has expired (games are deleted some days after their last move)."
+      : `This game could not be loaded: ${e.message}.`;
+    showWhy(`${why} Here is a new game instead.`, true);
+    await newGame(null, "replace", true);
+  }
+}
+
+// Show why a hinted cell is what it is (hover, or a first tap). True if there was a reason.
+export function readCell(rc) {
   const h = play.hints;
   let because = null;
-  if (rc && h && !h.error && hintsOn() && play.view.outcome === "playing") {
-    const k = key(...rc);
+  let k = null;
+  if (rc && h && !h.error && hintsOn() && play.view.outcome === "playing" && !play.replayView) {
+    k = key(...rc);
     const reason = h.reasons[k];
     if (reason) {
       showWhy(reason.text);
       because = new Set(reason.numbers.map(([r, c]) => key(r, c)));
     } else if (h.best && h.best.cell && key(...h.best.cell) === k) {
       showWhy(bestText(h.best));
+      because = new Set();
     }
   }
+  play.reading = because ? k : null;
   const changed = (because ? [...because].join() : "") !== (play.because ? [...play.because].join() : "");
-  play.because = because;
+  play.because = because && because.size ? because : null;
   if (changed) redraw();
+  return because !== null;
 }
 
 export async function showHint() {
@@ -264,6 +401,7 @@ export async function showHint() {
     if (h.cell) play.cursor = h.cell;
     showWhy(h.kind === "safe" ? `Safe: ${h.text}` : h.text);
     redraw();
+    if (h.cell) cellAt($("board"), ...h.cell).scrollIntoView({ block: "center", inline: "center" });
   });
 }
 
@@ -278,4 +416,3 @@ export async function exportGame(what) {
     showWhy("MBF holds boards up to 255x255", true);
   }
 }
-

@@ -13,13 +13,25 @@ export async function replayTo(k, mark = null) {
   const frame = await api(`/api/games/${v.id}/replay?move=${k}`);
   play.replayView = k === v.total_moves ? null : frame;
   $("rp-slider").value = k;
-  $("rp-label").value = `move ${k} / ${v.total_moves}` +
+  $("rp-label").textContent = `move ${k} / ${v.total_moves}` +
     (frame.last ? ` (${frame.last.kind} ${frame.last.cell.join(",")})` : "");
   redraw();
 }
 
 // ---------------------------------------------------------------- the review of a finished game
 const SHOWN_MARKS = ["inaccuracy", "mistake", "blunder", "needless guess", "wrong flag", "best guess"];
+
+// Each mark on the graph has its own shape as well as its colour.
+const MARK_COLOURS = { "best guess": "#2e7d32", inaccuracy: "#a07800", mistake: "#ef6c00", blunder: "#c62828",
+  "needless guess": "#6a1b9a", "wrong flag": "#1565c0" };
+const MARK_SHAPES = {
+  "best guess": (x, y) => `M ${x - 5} ${y} a 5 5 0 1 0 10 0 a 5 5 0 1 0 -10 0`,            // circle
+  inaccuracy: (x, y) => `M ${x} ${y - 6} L ${x + 6} ${y + 5} L ${x - 6} ${y + 5} Z`,        // triangle
+  mistake: (x, y) => `M ${x - 5} ${y - 5} h 10 v 10 h -10 Z`,                             // square
+  blunder: (x, y) => `M ${x - 6} ${y - 3} l 3 -3 l 3 3 l 3 -3 l 3 3 l -3 3 l 3 3 l -3 3 l -3 -3 l -3 3 l -3 -3 l 3 -3 Z`,  // cross
+  "needless guess": (x, y) => `M ${x} ${y - 6} L ${x + 6} ${y} L ${x} ${y + 6} L ${x - 6} ${y} Z`,  // diamond
+  "wrong flag": (x, y) => `M ${x - 6} ${y - 5} L ${x + 6} ${y - 5} L ${x} ${y + 6} Z`,       // triangle down
+};
 
 export async function showReview() {
   const v = play.view;
@@ -96,17 +108,17 @@ function drawReviewGraph(r) {
   };
   path(steps(luck), "luck");
   path(steps(kept), "kept");
-  const colours = { "best guess": "#2e7d32", inaccuracy: "#f9a825", mistake: "#ef6c00", blunder: "#c62828",
-    "needless guess": "#6a1b9a", "wrong flag": "#1565c0" };
   r.decisions.forEach((d, i) => {
-    if (!colours[d.mark]) return;
-    const c = document.createElementNS(NS, "circle");
-    c.setAttribute("cx", px(x[i])); c.setAttribute("cy", py(kept[i])); c.setAttribute("r", "4.5");
-    c.setAttribute("fill", colours[d.mark]); c.setAttribute("class", "review-dot");
+    const shape = MARK_SHAPES[d.mark];
+    if (!shape) return;
+    const e = document.createElementNS(NS, "path");
+    e.setAttribute("d", shape(px(x[i]), py(kept[i])));
+    e.setAttribute("fill", MARK_COLOURS[d.mark]);
+    e.setAttribute("class", "review-dot");
     const t = document.createElementNS(NS, "title");
     t.textContent = `move ${d.index + 1}: ${d.mark}`;
-    c.append(t);
-    svg.append(c);
+    e.append(t);
+    svg.append(e);
   });
 }
 

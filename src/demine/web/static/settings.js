@@ -1,0 +1,78 @@
+// The page's settings, kept in this browser (localStorage) and restored on a reload: the new
+// game's board, rule and no-guess mode, the Hints and Probabilities switches, the cell size, the
+// long-press delay, the theme and the palette.
+
+import { $ } from "./util.js";
+
+const KEY = "demine-settings";
+// setting -> [element id, property]
+const FIELDS = {
+  preset: ["preset", "value"], rule: ["rule", "value"], noGuess: ["no-guess", "value"],
+  width: ["cw", "value"], height: ["ch", "value"], mines: ["cm", "value"],
+  hints: ["hints-toggle", "checked"], probs: ["prob-toggle", "checked"],
+  cellSize: ["cell-size", "value"], longPress: ["long-press", "value"],
+  theme: ["theme", "value"], palette: ["palette", "value"],
+};
+
+export const touchFirst = window.matchMedia("(pointer: coarse)").matches;
+
+function stored() {
+  try {
+    return JSON.parse(localStorage.getItem(KEY) || "{}") || {};
+  } catch {
+    return {};  // unreadable or blocked storage: the defaults
+  }
+}
+
+export function saveSettings() {
+  const out = {};
+  for (const [name, [id, prop]] of Object.entries(FIELDS)) out[name] = $(id)[prop];
+  try { localStorage.setItem(KEY, JSON.stringify(out)); } catch { /* storage off: not kept */ }
+}
+
+// Puts the stored settings into the page's controls (before the first game is made).
+export function restoreSettings() {
+  $("cell-size").value = touchFirst ? 40 : 26;  // touch: cells a finger can hit (>= 32 px)
+  const s = stored();
+  for (const [name, [id, prop]] of Object.entries(FIELDS)) {
+    if (s[name] === undefined) continue;
+    const el = $(id);
+    if (el.tagName === "SELECT" && ![...el.options].some((o) => o.value === s[name])) continue;
+    el[prop] = s[name];
+  }
+  $("custom").hidden = $("preset").value !== "custom";
+  applyLook();
+}
+
+export function longPressMs() {
+  const v = Number($("long-press").value);
+  return Number.isFinite(v) && v >= 150 ? Math.min(v, 2000) : 400;
+}
+
+const dark = window.matchMedia("(prefers-color-scheme: dark)");
+
+// The theme ("auto" follows the system), the palette and the cell size, onto the page.
+export function applyLook() {
+  const t = $("theme").value;
+  document.documentElement.dataset.theme = t === "auto" ? (dark.matches ? "dark" : "light") : t;
+  document.documentElement.dataset.palette = $("palette").value;
+  for (const id of ["board", "an-board"]) $(id).style.setProperty("--cell", `${$("cell-size").value}px`);
+}
+
+export function watchSettings() {
+  for (const [id] of Object.values(FIELDS)) $(id).addEventListener("change", saveSettings);
+  for (const id of ["theme", "palette", "cell-size"]) {
+    $(id).addEventListener("change", applyLook);
+    $(id).addEventListener("input", applyLook);
+  }
+  dark.addEventListener("change", applyLook);
+  $("fit").addEventListener("click", () => {
+    // the biggest cells that show the whole width of the board (not below 12 px)
+    const board = $("board");
+    const cols = Number(board.getAttribute("aria-colcount")) || 1;
+    const room = $("board-wrap").clientWidth - 8 - (cols - 1);
+    $("cell-size").value = Math.max(12, Math.min(56, Math.floor(room / cols)));
+    applyLook();
+    saveSettings();
+  });
+}
