@@ -196,6 +196,20 @@ def test_the_statistics_survive_a_reload_and_count_a_won_and_a_lost_game(
     data = json.loads(Path(dl.value.path()).read_text())
     assert [g["id"] for g in data["games"]] == [won["id"], lost["id"]]
     assert data["statistics"][0]["played"] == 2 and data["statistics"][0]["won"] == 1
+    # ...and the JSON export brings the record back into a browser that lost it (an entry that is
+    # not a game is skipped)
+    data["games"].append({"id": "x", "outcome": "won"})
+    exported = Path(dl.value.path())
+    exported.write_text(json.dumps(data))
+    errors: list[str] = []
+    fresh = new_page(page.context.browser, errors)
+    fresh.goto(server + "/")
+    expect(fresh.locator("#stats-table tbody")).to_contain_text("No finished game yet")
+    fresh.set_input_files("#record-import", str(exported))
+    expect(fresh.locator("#record-msg")).to_contain_text("Imported 2 games into this browser; 1 entries")
+    assert stats_row(fresh)[:5] == ["Beginner", "zero", "2", "1", "50.0%"]
+    fresh.context.close()
+    assert not errors, errors
     with page.expect_download() as dl:
         page.click("#record-csv")
     rows = list(csv.DictReader(io.StringIO(Path(dl.value.path()).read_text())))
@@ -230,7 +244,12 @@ def test_statistics_streaks_and_csv_from_the_module_itself(page: Page, served: t
       const recs = [g("a", "won", 1, 100), g("b", "won", 2, 60), g("c", "lost", 3, 20),
                     g("d", "won", 4, 80), g("e", "won", 5, 0, {width: 9, height: 9, mines: 10}),
                     g("f", "lost", 6, 10, {no_guess: "complete", seed: '=HYPERLINK("x"), "y"'})];
-      return {stats: m.computeStats(recs.reverse()), csv: m.toCSV(recs)};
+      const back = m.fromJSON(m.toJSON(recs));
+      const bad = m.fromJSON(JSON.stringify([recs[0], {...recs[1], rule: "evil"}, {...recs[2], elapsed: -1}, 7]));
+      let thrown = null;
+      try { m.fromJSON("{not json"); } catch (e) { thrown = e.message; }
+      return {stats: m.computeStats(recs.reverse()), csv: m.toCSV(recs), back: back.games.length,
+              bad: [bad.games.length, bad.refused], thrown};
     }"""
     )
     expert, *others = out["stats"]
@@ -250,6 +269,7 @@ def test_statistics_streaks_and_csv_from_the_module_itself(page: Page, served: t
     assert [r["id"] for r in rows] == list("abcdef")
     assert rows[5]["seed"] == '\'=HYPERLINK("x"), "y"'  # quoted, and not a formula in a spreadsheet
     assert rows[0]["bbbv_per_s"] == "1.200" and rows[4]["bbbv_per_s"] == ""
+    assert out["back"] == 6 and out["bad"] == [1, 3] and out["thrown"].startswith("not JSON")
 
 
 def test_a_record_on_the_server_is_reached_only_with_its_token(

@@ -28,9 +28,11 @@ def add_serve(sub: Any) -> None:
         "--rate",
         action="append",
         metavar="KIND=RATE",
-        help="requests one client may make, KIND one of games, moves, hints, analyses, RATE like "
+        help="requests one client may make, KIND one of games, moves, hints, analyses, records (a "
+        "player's own record), RATE like "
         "600/minute, 20/second;1200/minute (both at once) or off (defaults: games 5/second;60/minute, "
-        "moves 30/second;1200/minute, hints 20/second;600/minute, analyses 5/second;120/minute); "
+        "moves 30/second;1200/minute, hints 20/second;600/minute, analyses 5/second;120/minute, "
+        "records 10/second;300/minute); "
         "repeat for several",
     )
     p.add_argument(
@@ -87,9 +89,9 @@ def cmd_serve(ns: argparse.Namespace) -> int:
     rates: dict[str, str | None] = {}
     for item in ns.rate or []:
         kind, sep, rate = item.partition("=")
-        if not sep or kind not in ("games", "moves", "hints", "analyses"):
+        if not sep or kind not in ("games", "moves", "hints", "analyses", "records"):
             raise DemineError(
-                f"--rate {item!r}: expected KIND=RATE with KIND one of games, moves, hints, analyses"
+                f"--rate {item!r}: expected KIND=RATE with KIND one of games, moves, hints, analyses, records"
             )
         rates[kind] = None if rate.strip().lower() == "off" else rate.strip()
     limits = ServeLimits(

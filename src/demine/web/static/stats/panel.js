@@ -5,7 +5,7 @@
 
 import { download } from "../util.js";
 import {
-  boardName, byEnd, computeStats, rate, recordRate, ruleName, toCSV, toJSON,
+  boardName, byEnd, computeStats, fromJSON, rate, recordRate, ruleName, toCSV, toJSON,
 } from "./records.js";
 import { browserStore, choose, chosen, keeps, serverStore } from "./store.js";
 
@@ -95,6 +95,8 @@ function build(panel) {
       el("button", { type: "button", id: "record-more", hidden: true, text: "Show more games" }),
       el("button", { type: "button", id: "record-json", text: "Export JSON" }),
       el("button", { type: "button", id: "record-csv", text: "Export CSV" }),
+      el("label", { class: "file" }, "Import JSON ",
+        el("input", { type: "file", id: "record-import", accept: "application/json,.json" })),
       el("button", { type: "button", id: "record-delete", text: "Delete my record" })));
 }
 
@@ -111,7 +113,8 @@ function describeWhere() {
   $("record-token").hidden = store.where !== "server";
   if (store.where === "browser") {
     $("record-note").textContent = "Kept in this browser only (IndexedDB): nothing is sent. " +
-      "Clearing this site's data, or closing a private window, deletes it: export it to keep a copy. " +
+      "Clearing this site's data, or closing a private window, deletes it: export it (JSON) to keep a " +
+      "copy, and import that file to bring it back. " +
       `The Replay and Review links open a game while the server keeps it (${days} after it ends).`;
   } else {
     $("record-token-value").value = serverStore.token() || "";
@@ -225,6 +228,30 @@ async function useToken() {
   await reload();
 }
 
+async function importFile() {
+  const input = $("record-import");
+  const file = input.files && input.files[0];
+  if (!file) return;
+  input.value = "";
+  const store = chosen();
+  try {
+    const { games, refused } = fromJSON(await file.text());
+    const skipped = refused ? `; ${refused} entries were not games and were skipped` : "";
+    if (store.where === "browser") {
+      await browserStore.put(games);
+      say(`Imported ${games.length} games into this browser${skipped}.`);
+    } else {
+      // the server records a game from its own copy: those it no longer has cannot be imported
+      const out = await serverStore.send(games.map((g) => g.id));
+      say(`Imported ${out.added.length} of ${games.length} games on the server; ` +
+        `${out.missing.length} are no longer on the server${skipped}.`);
+    }
+  } catch (e) {
+    say(`Could not import ${file.name}: ${e.message}`, true);
+  }
+  await reload();
+}
+
 async function remove() {
   const store = chosen();
   const what = store.where === "server" ? "your record on the server, and its token" : "your record in this browser";
@@ -261,6 +288,7 @@ export function setupStats() {
     download("demine-record.json", new Blob([toJSON(state.records, chosen().where)], { type: "application/json" })));
   $("record-csv").addEventListener("click", () =>
     download("demine-record.csv", new Blob([toCSV(state.records)], { type: "text/csv" })));
+  $("record-import").addEventListener("change", importFile);
   $("record-delete").addEventListener("click", remove);
 
   let reviewAsked = new URL(location.href).searchParams.get("review") === "1";

@@ -117,3 +117,33 @@ export function toJSON(records, where = "browser") {
     games: byEnd(records), statistics: computeStats(records),
   }, null, 1);
 }
+
+const isInt = (x) => Number.isInteger(x) && x >= 0;
+const isNum = (x) => typeof x === "number" && Number.isFinite(x) && x >= 0;
+
+// A record read back from an export, with only the fields a record has; null when it is not one.
+export function checkRecord(r) {
+  if (!r || typeof r !== "object") return null;
+  const ok = typeof r.id === "string" && r.id.length > 0 && r.id.length <= 64 &&
+    isInt(r.width) && isInt(r.height) && isInt(r.mines) && ["safe", "zero", "none"].includes(r.rule) &&
+    [null, undefined, "complete", "local"].includes(r.no_guess) && ["won", "lost"].includes(r.outcome) &&
+    isNum(r.elapsed) && isNum(r.ended) && (r.bbbv == null || isInt(r.bbbv)) &&
+    (r.solved_bbbv == null || isInt(r.solved_bbbv)) && (r.moves == null || isInt(r.moves)) &&
+    (r.seed == null || (typeof r.seed === "string" && r.seed.length <= 64));
+  if (!ok) return null;
+  return {
+    id: r.id, width: r.width, height: r.height, mines: r.mines, rule: r.rule, no_guess: r.no_guess ?? null,
+    outcome: r.outcome, elapsed: r.elapsed, bbbv: r.bbbv ?? null, solved_bbbv: r.solved_bbbv ?? null,
+    moves: r.moves ?? null, seed: r.seed ?? null, ended: r.ended,
+  };
+}
+
+// The games of a JSON export (toJSON's, or a bare list): {games, refused (how many were not records)}.
+export function fromJSON(text) {
+  let data;
+  try { data = JSON.parse(text); } catch (e) { throw new Error(`not JSON: ${e.message}`); }
+  const list = Array.isArray(data) ? data : data && Array.isArray(data.games) ? data.games : null;
+  if (!list) throw new Error("no list of games in it (expected a demine record export)");
+  const games = list.map(checkRecord).filter(Boolean);
+  return { games, refused: list.length - games.length };
+}
