@@ -168,3 +168,27 @@ def phone(browser: Any, name: str, **extra: Any) -> dict[str, Any]:
 def page(browser: Any) -> Iterator[Any]:
     """A desktop page, 1200x900."""
     yield from open_page(browser, viewport={"width": 1200, "height": 900})
+
+
+@pytest.fixture(autouse=True)
+def close_postgres_stores(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every PostgreSQL store a test opens is closed after it: an unclosed psycopg_pool
+    ``ConnectionPool`` is collected later on one of its own threads, whose ``__del__`` then
+    warns "cannot join current thread" in whichever test runs at that moment."""
+    try:
+        from demine.web.store_pg import PostgresStore
+    except ImportError:  # no psycopg: no pools
+        yield
+        return
+    opened: list[PostgresStore] = []
+    original = PostgresStore._open
+
+    def tracked(self: PostgresStore) -> None:
+        original(self)
+        opened.append(self)
+
+    monkeypatch.setattr(PostgresStore, "_open", tracked)
+    yield
+    for store in opened:
+        if not store.closed:
+            store.close()
