@@ -2,7 +2,7 @@
 through the page are recorded, counted and listed, survive a reload, export, and live either in
 the browser (IndexedDB) or on the server under a token no other browser holds.
 
-Skipped when Playwright or ``/usr/bin/chromium`` is missing, unless ``DEMINE_REQUIRE_BROWSER=1``.
+Each test skips when Chromium or Playwright is missing (see conftest.py).
 """
 
 from __future__ import annotations
@@ -10,94 +10,26 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
-import shutil
-import socket
-import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-CHROMIUM = os.environ.get("DEMINE_CHROMIUM", "/usr/bin/chromium")
-REQUIRED = os.environ.get("DEMINE_REQUIRE_BROWSER") == "1"
+from tests.web.conftest import LiveServer, open_page, phone
+from tests.web.pw import expect
+from tests.web.test_web_a11y import axe_problems
 
-
-def _missing() -> str | None:
-    for mod in ("fastapi", "uvicorn", "playwright"):
-        try:
-            __import__(mod)
-        except ImportError:
-            return f"{mod} is not installed"
-    if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
-        return f"no Chromium at {CHROMIUM} (apt-get install chromium)"
-    return None
-
-
-why = _missing()
-if why:
-    if REQUIRED:
-        raise RuntimeError(f"browser tests required but {why}")
-    pytest.skip(why, allow_module_level=True)
-
-import uvicorn  # noqa: E402
-from fastapi import FastAPI  # noqa: E402
-from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
-
-from demine.web.app import create_app  # noqa: E402
-
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-]
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, FastAPI]]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    app = create_app(tmp_path_factory.mktemp("web") / "games.db")
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    t = threading.Thread(target=srv.run, daemon=True)
-    t.start()
-    deadline = time.monotonic() + 15
-    while not srv.started:
-        if time.monotonic() > deadline:
-            raise RuntimeError("the test server did not start")
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", app
-    srv.should_exit = True
-    t.join(timeout=10)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
-        b.close()
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 
 def new_page(browser: Any, errors: list[str], **kw: Any) -> Page:
+    """A page in a context of its own (its own storage: another browser, say)."""
     ctx = browser.new_context(viewport={"width": 1200, "height": 900}, accept_downloads=True, **kw)
     pg: Page = ctx.new_page()
     pg.on("pageerror", lambda e: errors.append(str(e)))
     return pg
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Page]:
-    errors: list[str] = []
-    pg = new_page(browser, errors)
-    yield pg
-    pg.context.close()
-    assert not errors, errors
 
 
 def cell(page: Page, r: int, c: int) -> Any:
@@ -126,7 +58,7 @@ def start(page: Page, server: str, seed: str) -> None:
         page.wait_for_timeout(50)
 
 
-def finish(page: Page, app: FastAPI, win: bool) -> dict[str, Any]:
+def finish(page: Page, app: Any, win: bool) -> dict[str, Any]:
     """Play the page's game to a win (every safe cell clicked) or a loss (a mine clicked after the
     first click), through the page; the server's final view."""
     gid = game_id(page)
@@ -154,9 +86,9 @@ def stats_row(page: Page) -> list[str]:
 
 
 def test_the_statistics_survive_a_reload_and_count_a_won_and_a_lost_game(
-    page: Page, served: tuple[str, FastAPI]
+    page: Page, live_server: LiveServer
 ) -> None:
-    server, app = served
+    server, app = live_server.url, live_server.app
     start(page, server, "41")
     # during play: the live 3BV/s and clicks
     won = finish(page, app, win=True)
@@ -219,7 +151,7 @@ def test_the_statistics_survive_a_reload_and_count_a_won_and_a_lost_game(
     ]
 
 
-def finish_lost(page: Page, app: FastAPI) -> dict[str, Any]:
+def finish_lost(page: Page, app: Any) -> dict[str, Any]:
     """Open (4,4) if nothing is open yet, then a mine."""
     gid = game_id(page)
     if not app.state.service.session(gid).game.placed:
@@ -231,9 +163,9 @@ def finish_lost(page: Page, app: FastAPI) -> dict[str, Any]:
     return app.state.service.view(gid)  # type: ignore[no-any-return]
 
 
-def test_statistics_streaks_and_csv_from_the_module_itself(page: Page, served: tuple[str, FastAPI]) -> None:
+def test_statistics_streaks_and_csv_from_the_module_itself(page: Page, live_server: LiveServer) -> None:
     """The pure functions of stats/records.js, run in the browser on made-up records."""
-    server, _ = served
+    server = live_server.url
     page.goto(server + "/")
     out = page.evaluate(
         """async () => {
@@ -272,10 +204,8 @@ def test_statistics_streaks_and_csv_from_the_module_itself(page: Page, served: t
     assert out["back"] == 6 and out["bad"] == [1, 3] and out["thrown"].startswith("not JSON")
 
 
-def test_a_record_on_the_server_is_reached_only_with_its_token(
-    browser: Any, served: tuple[str, FastAPI]
-) -> None:
-    server, app = served
+def test_a_record_on_the_server_is_reached_only_with_its_token(browser: Any, live_server: LiveServer) -> None:
+    server, app = live_server.url, live_server.app
     errors: list[str] = []
     page = new_page(browser, errors)
     page.goto(server + "/")
@@ -320,3 +250,39 @@ def test_a_record_on_the_server_is_reached_only_with_its_token(
     assert page.evaluate("localStorage.getItem('demine.record.token')") is None
     page.context.close()
     assert not errors, errors
+
+
+@pytest.mark.parametrize("kind", ["desktop light", "phone dark"])
+def test_the_record_is_usable_by_keyboard_and_phone_and_axe_finds_no_serious_violation(
+    browser: Any, live_server: LiveServer, kind: str
+) -> None:
+    server, app = live_server.url, live_server.app
+    if kind == "phone dark":
+        options = phone(browser, "Pixel 7", color_scheme="dark", bypass_csp=True)
+    else:
+        options = {"viewport": {"width": 1280, "height": 800}, "bypass_csp": True}
+    for page in open_page(browser, **options):
+        page.goto(server + "/")
+        expect(page.locator("#board .cell")).to_have_count(480)
+        start(page, server, "45")
+        finish_lost(page, app)
+        expect(page.locator("#games-table tbody tr")).to_have_count(1)
+        # the tables are real tables: a caption, column headers
+        games = page.get_by_role("table", name="Your games")
+        expect(games.get_by_role("columnheader")).to_have_count(9)
+        expect(
+            page.get_by_role("table", name="Statistics per board and rule").get_by_role("row")
+        ).to_have_count(2)
+        assert axe_problems(page) == []
+        # nothing wider than the screen but the tables' own scrolling boxes
+        assert page.evaluate("document.documentElement.scrollWidth <= innerWidth + 1")
+        # the keyboard: the radio group moves the record to the server, the token can be shown
+        page.get_by_label("in this browser").focus()
+        page.keyboard.press("ArrowRight")
+        expect(page.get_by_label("on the server")).to_be_checked()
+        expect(page.locator("#record-msg")).to_contain_text("1 of this browser's 1 games copied")
+        page.get_by_role("button", name="Show token").focus()
+        page.keyboard.press("Enter")
+        expect(page.get_by_role("button", name="Show token")).to_have_attribute("aria-pressed", "true")
+        expect(page.get_by_label("Your token")).to_have_attribute("type", "text")
+        assert axe_problems(page) == []

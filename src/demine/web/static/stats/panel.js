@@ -75,12 +75,12 @@ function build(panel) {
   const statsTable = el("table", { id: "stats-table", class: "record-table" },
     el("caption", { text: "Statistics per board and rule" }),
     el("thead", {}, el("tr", {}, ...["Board", "Rule", "Played", "Won", "Win rate", "Best time (s)",
-      "Best 3BV/s", "Streak", "Best streak"].map((h) => el("th", { scope: "col", text: h })))),
+      "Best 3BV/s", "Streak", "Best streak"].map((h, i) => el("th", { scope: "col", class: i >= 2 ? "num" : null, text: h })))),
     el("tbody"));
   const gamesTable = el("table", { id: "games-table", class: "record-table" },
     el("caption", { text: "Your games, newest first" }),
     el("thead", {}, el("tr", {}, ...["Ended", "Board", "Rule", "Result", "Time (s)", "3BV", "3BV/s",
-      "Clicks", "Links"].map((h) => el("th", { scope: "col", text: h })))),
+      "Clicks", "Links"].map((h, i) => el("th", { scope: "col", class: i >= 4 && i < 8 ? "num" : null, text: h })))),
     el("tbody"));
   panel.replaceChildren(
     el("h2", { text: "Your games" }),
@@ -126,8 +126,12 @@ function describeWhere() {
   }
 }
 
-function row(cells) {
-  return el("tr", {}, ...cells.map((c) => (c instanceof Node ? el("td", {}, c) : el("td", { text: c }))));
+// A table row; the cells from `first` to `last` (numbers) are aligned right.
+function row(cells, first, last) {
+  return el("tr", {}, ...cells.map((c, i) => {
+    const cls = i >= first && i <= last ? "num" : null;
+    return c instanceof Node ? el("td", { class: cls }, c) : el("td", { class: cls, text: c });
+  }));
 }
 
 function render() {
@@ -136,7 +140,7 @@ function render() {
   $("stats-table").querySelector("tbody").replaceChildren(...stats.map((g) => row([
     g.board, g.rule, String(g.played), String(g.won), `${(100 * g.winRate).toFixed(1)}%`,
     fixed(g.bestTime, 2), fixed(g.bestRate, 2), String(g.streak), String(g.bestStreak),
-  ])));
+  ], 2, 8)));
   if (!stats.length) {
     $("stats-table").querySelector("tbody").replaceChildren(
       el("tr", {}, el("td", { colspan: "9", text: "No finished game yet." })));
@@ -153,8 +157,8 @@ function render() {
     return row([
       el("time", { datetime: when.toISOString(), text: when.toLocaleString([], { dateStyle: "short", timeStyle: "short" }) }),
       boardName(r), ruleName(r), r.outcome === "won" ? "won" : "lost", fixed(r.elapsed, 2), bbbv,
-      fixed(recordRate(r), 2), String(r.moves), links,
-    ]);
+      fixed(recordRate(r), 2), String(r.moves ?? "–"), links,
+    ], 4, 7);
   }));
   $("record-more").hidden = newest.length <= state.shown;
   $("games-table").querySelector("caption").textContent =
