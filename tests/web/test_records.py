@@ -148,6 +148,12 @@ def test_records_expire_with_their_games_and_unused_players_go(store_url: str) -
     assert client.get("/api/players/me", headers=keeper).json()["games"] == 1
     rec.expire(now + 1500, every=0)  # past finished_expiry: the record, and the unused player
     assert client.get("/api/players/me", headers=keeper).status_code == 401
+    # a player in use stays while its games expire
+    user = player(client)
+    client.post("/api/players/me/games", json={"games": [g["id"]]}, headers=user)
+    rec.player(user["authorization"].split()[1], now=now + 1450)  # a request at that time
+    rec.expire(now + 1500, every=0)
+    assert client.get("/api/players/me", headers=user).json()["games"] == 0
 
 
 def test_a_record_holds_at_most_max_records_games_the_oldest_leaving_first(store_url: str) -> None:
