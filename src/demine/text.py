@@ -8,6 +8,13 @@
 
 from __future__ import annotations
 
+import ast
+import inspect
+import itertools
+import re
+import shutil
+import textwrap
+
 #: Counts with more digits than this are shown as a mantissa and an exponent.
 BIG_DIGITS = 12
 
@@ -30,3 +37,42 @@ def big_count(n: int) -> str:
         head, exponent = 10, exponent + 1
     sign = "-" if n < 0 else ""
     return f"{sign}{head // 10}.{head % 10}e{exponent}"
+
+
+def terminal_width(default: int = 100) -> int:
+    """The terminal's width in columns (``COLUMNS`` when set; ``default`` when not a terminal)."""
+    return shutil.get_terminal_size((default, 24)).columns
+
+
+def wrap(text: str, first: str = "", indent: str = "") -> str:
+    """``text`` folded to the terminal's width, the first line after ``first``, the others after
+    ``indent``."""
+    return textwrap.fill(
+        text, width=max(40, terminal_width()), initial_indent=first, subsequent_indent=indent or first
+    )
+
+
+def field_docs(cls: type) -> dict[str, str]:
+    """Each field's docstring (the string literal under it in the class body), in one line.
+
+    >>> from demine.players.best import BestSettings
+    >>> field_docs(BestSettings)["depth"].split(":")[0]
+    'Reveals the look-ahead scores'
+    """
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    except (OSError, TypeError):  # no source (a frozen or compiled module)
+        return {}
+    body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
+    docs = {}
+    for node, after in itertools.pairwise(body):
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and isinstance(after, ast.Expr)
+            and isinstance(after.value, ast.Constant)
+            and isinstance(after.value.value, str)
+        ):
+            plain = re.sub(r":\w+:`~?([^`]+)`", r"\1", after.value.value).replace("``", "")
+            docs[node.target.id] = " ".join(plain.split())
+    return docs

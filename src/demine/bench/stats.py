@@ -9,6 +9,15 @@ from typing import TYPE_CHECKING, Any
 
 from demine.errors import InputError
 
+#: What the "forced found" column means, printed under a table that has it.
+FORCED_NOTE = (
+    "forced found: of the cells the exact engine proves at each of a player's decision points, "
+    "the share that decision played. best and fast first open what one number proves, without the "
+    "full count, and play the rest of what is provable at their next decisions: their share is "
+    "lower without a provable cell missed (they guess only when their exact analysis finds no "
+    "safe cell)."
+)
+
 if TYPE_CHECKING:
     from demine.bench.play import GameResult, GameSpec
 

@@ -20,6 +20,7 @@ from demine.bench import (
     parse_sweep,
 )
 from demine.bench.records import append_result, read_records
+from demine.bench.stats import FORCED_NOTE
 from demine.cli.needs import bench_outputs
 from demine.engine.formats import Board, read_boards
 from demine.engine.game import Game
@@ -127,7 +128,8 @@ def _specs(ns: argparse.Namespace) -> list[GameSpec]:
     )
 
 
-def _progress(total: int, label: str) -> tuple[Callable[[GameResult], None], Callable[[], None]]:
+def _progress(total: int, label: str) -> tuple[Callable[[object], None], Callable[[], None]]:
+    """A progress bar on a terminal (Rich): a call per item done, and one to stop it."""
     if not sys.stderr.isatty():
         return (lambda r: None), (lambda: None)
     try:
@@ -162,7 +164,7 @@ def _play_all(
         p = str(spec)
         tick, stop = _progress(len(specs), p)
 
-        def on_result(r: GameResult, p: str = p, tick: Callable[[GameResult], None] = tick) -> None:
+        def on_result(r: GameResult, p: str = p, tick: Callable[[object], None] = tick) -> None:
             tick(r)
             if record is not None:
                 append_result(record, p, r)
@@ -241,7 +243,11 @@ def _print_summaries(title: str, summaries: list[Summary], measure: bool) -> Non
                 row += [str(s.lives), f"{s.hits_per_game:.1f}"]
             table.add_row(*row)
         console.print(table)
+        if measure:
+            console.print(FORCED_NOTE, style="dim")
         return
+    if measure:
+        print(FORCED_NOTE)
     for s in summaries:
         lo, hi = s.ci95
         print(
@@ -364,14 +370,23 @@ def _sweep(ns: argparse.Namespace, players: list[PlayerSpec]) -> int:
 def cmd_players(ns: argparse.Namespace) -> int:
     from dataclasses import fields
 
+    from demine.text import field_docs, wrap
+
     for name, summary in available_solvers().items():
         mark = " (default)" if name == DEFAULT_PLAYER else ""
-        print(f"{name}{mark}: {summary}")
+        print(wrap(f"{name}{mark}: {summary}", indent="    "))
         kind = settings_type(name)
         if kind is not None:
-            defaults = kind()
-            values = ", ".join(f"{f.name}={getattr(defaults, f.name)}" for f in fields(defaults))
-            print(f"    settings (bench --set FIELD=VALUE): {values}")
+            defaults, docs = kind(), field_docs(kind)
+            print("    settings (bench --set FIELD=VALUE), with their defaults:")
+            for f in fields(defaults):
+                print(
+                    wrap(
+                        f"{f.name}={getattr(defaults, f.name)}: {docs.get(f.name, '')}".rstrip(": "),
+                        "      ",
+                        "        ",
+                    )
+                )
     return 0
 
 

@@ -15,7 +15,7 @@ from demine.cli import positive_int
 from demine.engine.formats import GameRecord
 from demine.engine.position import COVERED, FLAG, Position
 from demine.errors import DemineError, FormatError, InputError
-from demine.text import big_count, plural
+from demine.text import big_count, plural, terminal_width
 
 if TYPE_CHECKING:
     from demine import BestMove
@@ -276,14 +276,20 @@ def _cell_text(position: Position, a: Analysis, cell: int) -> str:
     return f"{round(p)}%"
 
 
-def render_grid(position: Position, a: Analysis) -> str:
-    """Mine percentages on a grid: numbers as shown, F trusted flag, S safe, M mine."""
+def render_grid(position: Position, a: Analysis, columns: int = 0) -> str:
+    """Mine percentages on a grid: numbers as shown, F trusted flag, S safe, M mine. With
+    ``columns`` (a terminal's width), a grid wider than that is folded into blocks of columns,
+    one under the other, each with its column numbers."""
     w = position.width
-    head = "    " + "".join(f"{c:>5}" for c in range(w))
-    lines = [head]
-    for r in range(position.height):
-        lines.append(f"{r:>3} " + "".join(f"{_cell_text(position, a, r * w + c):>5}" for c in range(w)))
-    return "\n".join(lines)
+    per_block = max(1, (columns - 4) // 5) if columns else w
+    blocks = []
+    for first in range(0, w, per_block):
+        cols = range(first, min(w, first + per_block))
+        lines = ["    " + "".join(f"{c:>5}" for c in cols)]
+        for r in range(position.height):
+            lines.append(f"{r:>3} " + "".join(f"{_cell_text(position, a, r * w + c):>5}" for c in cols))
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
 
 
 def cmd_analyze(ns: argparse.Namespace) -> int:
@@ -316,7 +322,11 @@ def cmd_analyze(ns: argparse.Namespace) -> int:
             else "mine count unknown (no WxHxM header or mines=N line: the numbers alone are used)"
         )
         print(f"{source}: {position.width}x{position.height}, {total}")
-        print(render_grid(position, a))
+        print(
+            render_grid(
+                position, a, terminal_width(0) if sys.stdout.isatty() or "COLUMNS" in os.environ else 0
+            )
+        )
         print("legend: digits = revealed, F = flag (trusted), S = safe, M = mine, others = % chance")
         print("safe:", " ".join(g.name(c) for c in sorted(a.safe)) or "none")
         print("mines:", " ".join(g.name(c) for c in sorted(a.mines)) or "none")

@@ -9,6 +9,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from demine import cli
 from demine.analysis import Limit
 from demine.cli import _rich_console, positive_int
 from demine.cli.needs import check_picture, need_extra, suffix_of, writable_file, write_picture
@@ -99,11 +100,20 @@ def cmd_review(ns: argparse.Namespace) -> int:
             f"--board {ns.board[0]}: {games[0].name} has {total} move{'' if total == 1 else 's'}"
         )
     jobs = [(g, settings) for g in games]
-    if ns.jobs > 1 and len(jobs) > 1:
-        with ProcessPoolExecutor(min(ns.jobs, len(jobs))) as pool:
-            results = list(pool.map(_review_one, jobs, chunksize=4))
-    else:
-        results = [_review_one(j) for j in jobs]
+    results: list[tuple[str, Review | str]] = []
+    tick, stop = cli._progress(len(jobs), "review")  # a bar on a terminal, as bench has
+    try:
+        if ns.jobs > 1 and len(jobs) > 1:
+            with ProcessPoolExecutor(min(ns.jobs, len(jobs))) as pool:
+                for result in pool.map(_review_one, jobs, chunksize=4):
+                    results.append(result)
+                    tick(result)
+        else:
+            for job in jobs:
+                results.append(_review_one(job))
+                tick(results[-1])
+    finally:
+        stop()
     failed = [(name, r) for name, r in results if isinstance(r, str)]
     done = [(name, r) for name, r in results if not isinstance(r, str)]
     if ns.json:

@@ -6,6 +6,17 @@ import { $, MOVES, key, bestText, download, b64bytes } from "./util.js";
 
 const an = { width: 9, height: 9, rows: null, selected: null, result: null, because: null };
 
+// A layout count as people read it: in full up to 12 digits, else like 5.6e104 (the count comes
+// as a decimal string, exact, so the rounding is done on its digits, as demine.text.big_count does).
+export function layouts(count) {
+  const digits = String(count);
+  if (digits.length <= 12) return `${digits} layout${digits === "1" ? "" : "s"}`;
+  let exponent = digits.length - 1;
+  let head = Math.floor((Number(digits.slice(0, 3)) + 5) / 10);
+  if (head === 100) { head = 10; exponent += 1; }
+  return `${Math.floor(head / 10)}.${head % 10}e${exponent} layouts`;
+}
+
 function anRows() {
   return an.rows.map((r) => r.join(""));
 }
@@ -83,7 +94,7 @@ async function anAnalyse(fromText) {
     if (res.error) {
       anShow(res.error, true);
     } else {
-      const sol = res.solutions == null ? "approximate (over budget)" : `${res.solutions} layouts`;
+      const sol = res.solutions == null ? "approximate (over budget)" : layouts(res.solutions);
       anShow(`${res.safe.length} safe, ${res.mines_found.length} mines proven; ${sol}` +
         (res.best && res.best.cell ? `; best guess (${res.best.cell.join(",")}) ${bestText(res.best)}` : ""));
     }

@@ -1,0 +1,96 @@
+"""The command line's small things: a progress bar on reviews, a word on "forced found", tables
+folded to the terminal, each setting's documentation in ``demine players``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from demine import cli
+from demine.cli import main
+from demine.engine.game import Game
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_compare_says_what_forced_found_means(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "bench", "--compare", "fast,exact", "--size", "8x8x8", "--games", "5")
+    text = " ".join(out.split())
+    assert code == 0 and "forced found" in text
+    assert "without a provable cell missed" in text
+    code, out, _ = run(capsys, "bench", "--player", "exact", "--size", "8x8x8", "--games", "2")
+    assert "without a provable cell missed" not in " ".join(out.split())  # only where the column is
+
+
+def test_a_review_of_many_games_ticks_a_progress_bar(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rec = tmp_path / "r.jsonl"
+    assert (
+        main(
+            [
+                "bench",
+                "--size",
+                "8x8x8",
+                "--games",
+                "4",
+                "--player",
+                "fast",
+                "--record",
+                str(rec),
+                "--record-moves",
+            ]
+        )
+        == 0
+    )
+    calls: list[str] = []
+
+    def fake(total: int, label: str) -> tuple[object, object]:
+        calls.append(f"start {total} {label}")
+        return (lambda r: calls.append("tick")), (lambda: calls.append("stop"))
+
+    monkeypatch.setattr(cli, "_progress", fake)
+    for jobs in ("1", "2"):
+        calls.clear()
+        code, _, _ = run(capsys, "review", str(rec), "--jobs", jobs)
+        assert code == 0 and calls == ["start 4 review", "tick", "tick", "tick", "tick", "stop"]
+
+
+def test_the_analysis_grid_folds_to_the_terminal_width(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game = Game(30, 16, 99, seed=4)
+    game.reveal(0)
+    path = tmp_path / "p.mine"
+    path.write_text(game.position().to_text())
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = run(capsys, "analyze", str(path))
+    grid = out.split("\n", 1)[1].split("legend:")[0]
+    assert code == 0 and max(len(line) for line in grid.splitlines()) <= 80
+    blocks = grid.strip("\n").split("\n\n")
+    assert len(blocks) == 2 and all(len(b.splitlines()) == 17 for b in blocks)  # 15 + 15 columns
+    assert blocks[1].splitlines()[0].split()[0] == "15"
+    monkeypatch.delenv("COLUMNS")
+    code, out, _ = run(capsys, "analyze", str(path))  # not a terminal: one block
+    assert "\n\n" not in out.split("legend:")[0] and max(len(x) for x in out.splitlines()) > 80
+
+
+def test_players_shows_each_settings_documentation(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dataclasses import fields
+
+    from demine.players.best import BestSettings
+
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, _ = run(capsys, "players")
+    assert code == 0
+    for f in fields(BestSettings):
+        assert f"      {f.name}={getattr(BestSettings(), f.name)}: " in out, f.name
+    assert "depth=3: Reveals the look-ahead scores: 2" in out
+    assert "``" not in out and ":mod:" not in out
