@@ -248,6 +248,27 @@ def test_a_record_on_the_server_is_reached_only_with_its_token(browser: Any, liv
     page.click("#record-delete")
     expect(page.get_by_label("in this browser")).to_be_checked()
     assert page.evaluate("localStorage.getItem('demine.record.token')") is None
+    assert app.state.records.size() == 0
+
+    # a game the server cannot take (its player expired meanwhile) is kept in the browser
+    page.get_by_label("on the server").check()
+    expect(page.locator("#record-msg")).to_contain_text("Kept on the server now")
+    token = page.evaluate("localStorage.getItem('demine.record.token')")
+    app.state.records.delete_player(app.state.records.player(token))
+    start(page, server, "46")
+    third = finish_lost(page, app)
+    expect(page.locator("#record-msg")).to_contain_text("kept in this browser meanwhile")
+    kept = page.evaluate(
+        """() => new Promise((resolve, reject) => {
+          const r = indexedDB.open("demine");
+          r.onerror = reject;
+          r.onsuccess = () => {
+            const q = r.result.transaction("games").objectStore("games").getAll();
+            q.onsuccess = () => resolve(q.result.map((g) => g.id));
+          };
+        })"""
+    )
+    assert sorted(kept) == sorted([first["id"], third["id"]])
     page.context.close()
     assert not errors, errors
 

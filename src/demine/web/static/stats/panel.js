@@ -184,7 +184,14 @@ async function onEnded(ev) {
     const rec = await store.add(ev.detail.game);
     say(rec ? `Game recorded (${store.where === "server" ? "on the server" : "in this browser"}).` : "");
   } catch (e) {
-    say(`This game could not be recorded: ${e.message}${store.where === "server" ? " (it is sent with the next game)" : ""}`, true);
+    if (store.where === "server") {
+      // kept in this browser meanwhile, so the game is not lost; sent again with the next game
+      await browserStore.add(ev.detail.game).catch(() => null);
+      say(`This game could not be sent to the server: ${e.message}. It is kept in this browser ` +
+        "meanwhile and sent with your next game.", true);
+    } else {
+      say(`This game could not be recorded: ${e.message}`, true);
+    }
   }
   await reload();
 }
