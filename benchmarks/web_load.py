@@ -6,14 +6,22 @@ Run: python benchmarks/web_load.py [--clients 200] [--seconds 60] [--think 1.0] 
 Without ``--url`` it starts ``demine serve`` in a child process on a free port with a fresh
 database: a SQLite file, or with ``--postgres`` a database on a PostgreSQL server that it starts
 (Debian's ``postgresql``, as the tests do); ``--processes N`` runs N server processes. The server
-trusts ``X-Forwarded-For`` (as behind a proxy) and each simulated player sends an address of its
-own, so the per-client rates apply to each as to real players, at their defaults.
+does not trust ``X-Forwarded-For``: each simulated player connects from a loopback address of its
+own (127.2.x.y), so the per-client rates apply to each as to real players, at their defaults.
 
 With ``--abuse`` the run has two phases of ``--seconds`` each: the players alone, then the same
-players while one abusive client floods (new games, moves and hints as fast as 16 connections
-allow) and another sends the heaviest legal analyses (a 100x100 board of 1s and covered cells,
-8 at a time). Printed per phase: the players' latencies and errors, and what the abusers got
-(answers by status: 429 from the rate limits, 503 when the heavy pool is full).
+players while abusive clients, each from loopback addresses of their own, do all at once:
+- a flooder: new games, moves and hints as fast as 16 connections allow;
+- an unknown-id flooder: views of ids that do not exist, 8 connections;
+- a slowloris: 300 connections sending headers a line a second, never finishing, reopened when
+  the server closes them (at most once a second each);
+- a replay/export flooder: replays at random moves and exports of a long finished game;
+- a reviewer: reviews of long finished 100x100 games, one after another;
+- 8 addresses sending the heaviest legal analyses (a 100x100 board of 1s and covered cells),
+  4 at a time each.
+The long games (100x100, ``--long-moves`` moves each, mostly flags) are played before the
+phases, from several addresses. Printed per phase: the players' latencies and errors, and what
+the abusers got (answers by status: 429 from the rate limits, 503 when a queue is full).
 
 Each client loops: start an expert game (safe rule), then per turn wait a think time
 (uniform in [0.5, 1.5] x ``--think`` seconds), click a cell the hints colour safe (else the
@@ -40,6 +48,7 @@ import tempfile
 import time
 import urllib.request
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -75,56 +84,65 @@ class HTTPStatusError(Exception):
     """A non-2xx answer."""
 
 
-async def call(
-    http: aiohttp.ClientSession, method: str, path: str, body: Any = None, who: str | None = None
-) -> Any:
-    headers = {"x-forwarded-for": who} if who else None
-    async with http.request(method, path, json=body, headers=headers) as r:
+async def call(http: aiohttp.ClientSession, method: str, path: str, body: Any = None) -> Any:
+    async with http.request(method, path, json=body) as r:
         data = await r.json()
         if r.status >= 300:
             raise HTTPStatusError(f"{r.status} {method} {path}: {data}")
         return data
 
 
-async def client(
-    http: aiohttp.ClientSession, stats: Stats, stop: float, think: float, rng: random.Random, who: str
-) -> None:
+def session(url: str, source: str, connections: int = 4) -> aiohttp.ClientSession:
+    """A client's connections, all from the loopback address ``source``."""
+    connector = aiohttp.TCPConnector(limit=connections, local_addr=(source, 0))
+    return aiohttp.ClientSession(url, connector=connector, timeout=aiohttp.ClientTimeout(total=30))
+
+
+def player_address(k: int) -> str:
+    return f"127.2.{k // 250}.{k % 250 + 1}"
+
+
+async def client(url: str, stats: Stats, stop: float, think: float, rng: random.Random, who: str) -> None:
     await asyncio.sleep(rng.uniform(0, think))  # spread the starts
-    while time.monotonic() < stop:
-        try:
-            new = {"preset": "expert", "rule": "safe"}
-            gid = (await call(http, "POST", "/api/games", new, who))["id"]
-            outcome = "playing"
-            t0 = time.perf_counter()
-            hints = await call(
-                http, "GET", f"/api/games/{gid}/hints?probabilities=1", who=who
-            )  # hints on from the start
-            stats.hint.append((time.perf_counter() - t0) * 1000)
-            while outcome == "playing" and time.monotonic() < stop:
-                await asyncio.sleep(think * rng.uniform(0.5, 1.5))
-                # the player clicks a green cell, else the marked best guess
-                row, col = hints["safe"][0] if hints["safe"] else hints["best"]["cell"]
-                t1 = time.perf_counter()
-                v = await call(
-                    http,
-                    "POST",
-                    f"/api/games/{gid}/moves?hints=1&probabilities=1",
-                    {"kind": "reveal", "row": row, "col": col},
-                    who,
-                )
-                stats.turn.append((time.perf_counter() - t1) * 1000)
-                outcome = v["outcome"]
-                hints = v.get("hints")
-                if hints and hints.get("guess_pending"):  # nothing safe: the page asks for the best guess
-                    t2 = time.perf_counter()
-                    g = await call(http, "GET", f"/api/games/{gid}/hint", who=who)
-                    stats.guess.append((time.perf_counter() - t2) * 1000)
-                    hints["best"] = g
-            if outcome != "playing":
-                stats.games += 1
-                stats.won += outcome == "won"
-        except (aiohttp.ClientError, HTTPStatusError, KeyError, ValueError, TypeError) as e:
-            stats.errors.append(f"{type(e).__name__}: {e}")
+    async with session(url, who) as http:
+        while time.monotonic() < stop:
+            try:
+                await play_one(http, stats, stop, think, rng)
+            except (TimeoutError, aiohttp.ClientError, HTTPStatusError, KeyError, ValueError, TypeError) as e:
+                stats.errors.append(f"{type(e).__name__}: {e}")
+
+
+async def play_one(
+    http: aiohttp.ClientSession, stats: Stats, stop: float, think: float, rng: random.Random
+) -> None:
+    new = {"preset": "expert", "rule": "safe"}
+    gid = (await call(http, "POST", "/api/games", new))["id"]
+    outcome = "playing"
+    t0 = time.perf_counter()
+    hints = await call(http, "GET", f"/api/games/{gid}/hints?probabilities=1")  # hints on from the start
+    stats.hint.append((time.perf_counter() - t0) * 1000)
+    while outcome == "playing" and time.monotonic() < stop:
+        await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+        # the player clicks a green cell, else the marked best guess
+        row, col = hints["safe"][0] if hints["safe"] else hints["best"]["cell"]
+        t1 = time.perf_counter()
+        v = await call(
+            http,
+            "POST",
+            f"/api/games/{gid}/moves?hints=1&probabilities=1",
+            {"kind": "reveal", "row": row, "col": col},
+        )
+        stats.turn.append((time.perf_counter() - t1) * 1000)
+        outcome = v["outcome"]
+        hints = v.get("hints")
+        if hints and hints.get("guess_pending"):  # nothing safe: the page asks for the best guess
+            t2 = time.perf_counter()
+            g = await call(http, "GET", f"/api/games/{gid}/hint")
+            stats.guess.append((time.perf_counter() - t2) * 1000)
+            hints["best"] = g
+    if outcome != "playing":
+        stats.games += 1
+        stats.won += outcome == "won"
 
 
 def heaviest_analysis() -> str:
@@ -134,65 +152,195 @@ def heaviest_analysis() -> str:
     return "100x100x2500\n" + "\n".join(rows)
 
 
+ABUSERS = ("flood", "unknown ids", "slowloris", "replay/export", "reviews", "heavy analyses")
+
+
 class Abuse:
-    def __init__(self) -> None:
-        self.status: dict[str, Counter[int]] = {"flood": Counter(), "heavy": Counter()}
+    def __init__(self, long_games: list[tuple[str, int]], only: Sequence[str] = ABUSERS) -> None:
+        self.long_games, self.only = long_games, only
+        names = only
+        self.status: dict[str, Counter[int | str]] = {k: Counter() for k in names}
+
+    def count(self, who: str, status: int | str) -> None:
+        self.status[who][status] += 1
 
 
-async def flooder(http: aiohttp.ClientSession, abuse: Abuse, stop: float) -> None:
+async def hammer(
+    url: str, source: str, abuse: Abuse, who: str, stop: float, connections: int, ask: Any
+) -> None:
+    """``connections`` loops from ``source`` sending ``ask(k)`` -> (method, path, body) as fast as
+    the server answers."""
+
+    async def loop(http: aiohttp.ClientSession, rng: random.Random) -> None:
+        while time.monotonic() < stop:
+            method, path, body = ask(rng)
+            try:
+                async with http.request(method, path, json=body) as r:
+                    await r.read()
+                    abuse.count(who, r.status)
+            except (TimeoutError, aiohttp.ClientError):
+                abuse.count(who, "transport error")
+                await asyncio.sleep(0.1)
+
+    async with session(url, source, connections) as http:
+        await asyncio.gather(*(loop(http, random.Random(k)) for k in range(connections)))
+
+
+async def flooder(url: str, abuse: Abuse, stop: float) -> None:
     """Games, moves and hints from one address, as fast as the server answers."""
-    gid = None
-    while time.monotonic() < stop:
-        if gid is None:
-            method, path, body = "POST", "/api/games", {"preset": "expert", "rule": "safe"}
-        else:
-            method, path, body = (
-                "POST",
-                f"/api/games/{gid}/moves?hints=1",
-                {"kind": "flag", "row": 0, "col": 0},
-            )
-        try:
-            async with http.request(method, path, json=body, headers={"x-forwarded-for": "10.99.0.1"}) as r:
-                data = await r.json()
-                abuse.status["flood"][r.status] += 1
-                if r.status == 200 and gid is None:
-                    gid = data["id"]
-        except aiohttp.ClientError:
-            abuse.status["flood"][0] += 1
+    games: list[str] = []
+
+    async def loop(http: aiohttp.ClientSession) -> None:
+        while time.monotonic() < stop:
+            body: dict[str, Any]
+            if not games:
+                method, path, body = "POST", "/api/games", {"preset": "expert", "rule": "safe"}
+            else:
+                method, path, body = (
+                    "POST",
+                    f"/api/games/{games[-1]}/moves?hints=1",
+                    {"kind": "flag", "row": 0, "col": 0},
+                )
+            try:
+                async with http.request(method, path, json=body) as r:
+                    data = await r.json()
+                    abuse.count("flood", r.status)
+                    if r.status == 200 and not games:
+                        games.append(data["id"])
+            except (TimeoutError, aiohttp.ClientError, ValueError):
+                abuse.count("flood", "transport error")
+                await asyncio.sleep(0.1)
+
+    async with session(url, "127.1.0.1", 16) as http:
+        await asyncio.gather(*(loop(http) for _ in range(16)))
 
 
-async def heavy(http: aiohttp.ClientSession, abuse: Abuse, stop: float, text: str) -> None:
-    """The heaviest legal analyses from one address, back to back."""
-    while time.monotonic() < stop:
-        try:
-            async with http.post(
-                "/api/analyze", json={"text": text}, headers={"x-forwarded-for": "10.99.0.2"}
-            ) as r:
-                await r.read()
-                abuse.status["heavy"][r.status] += 1
-        except aiohttp.ClientError:
-            abuse.status["heavy"][0] += 1
+async def slowloris(url: str, abuse: Abuse, stop: float, sockets: int = 300) -> None:
+    """``sockets`` connections from one address sending a request's headers a line a second and
+    never finishing them; one the server closes is opened again a second later."""
+    host, port = "127.0.0.1", int(url.rsplit(":", 1)[1])
+
+    async def one() -> None:
+        while time.monotonic() < stop:
+            try:
+                reader, writer = await asyncio.open_connection(host, port, local_addr=("127.1.0.3", 0))
+            except OSError:
+                abuse.count("slowloris", "refused")
+                await asyncio.sleep(1.0)
+                continue
+            try:
+                writer.write(b"GET / HTTP/1.1\r\nhost: 127.0.0.1\r\n")
+                while time.monotonic() < stop:
+                    try:
+                        answer = await asyncio.wait_for(reader.read(64), 1.0)
+                    except TimeoutError:
+                        writer.write(b"x-slow: 1\r\n")  # one more header line, never the last
+                        continue
+                    abuse.count(
+                        "slowloris",
+                        answer.split(b" ")[1].decode() if answer.startswith(b"HTTP/") else "closed",
+                    )
+                    break
+            except OSError:
+                abuse.count("slowloris", "closed")
+            finally:
+                writer.close()
+            await asyncio.sleep(1.0)
+
+    await asyncio.gather(*(one() for _ in range(sockets)))
+
+
+async def reviewer(url: str, abuse: Abuse, stop: float) -> None:
+    """Reviews of the long games, one after another, each asked for every second until ready."""
+    async with session(url, "127.1.0.5", 2) as http:
+        k = 0
+        while time.monotonic() < stop:
+            gid = abuse.long_games[k % len(abuse.long_games)][0]
+            try:
+                async with http.get(f"/api/games/{gid}/review") as r:
+                    await r.read()
+                    abuse.count("reviews", r.status)
+                    if r.status == 200:
+                        k += 1
+            except (TimeoutError, aiohttp.ClientError):
+                abuse.count("reviews", "transport error")
+            await asyncio.sleep(1.0)
+
+
+async def make_long_games(url: str, count: int, moves: int) -> list[tuple[str, int]]:
+    """``count`` finished 100x100 games (half mines) of ``moves`` moves or more: flags put on and
+    taken off cells of the bottom rows, sent from 40 addresses in turn (a client's rate of moves
+    is 30 a second), then reveals of the top rows until the game ends."""
+    sessions = [session(url, f"127.3.0.{k + 1}", 2) for k in range(40)]
+    out = []
+    try:
+        for g in range(count):
+            new = {"width": 100, "height": 100, "mines": 5000, "seed": f"long{g}"}
+            gid = (await call(sessions[0], "POST", "/api/games", new))["id"]
+            moves_path = f"/api/games/{gid}/moves"
+            await call(sessions[0], "POST", moves_path, {"kind": "reveal", "row": 50, "col": 50})
+            flags = [{"kind": "flag", "row": 99 - k // 200 % 40, "col": k // 2 % 100} for k in range(moves)]
+            for start in range(0, len(flags), 40):
+                batch = flags[start : start + 40]
+                await asyncio.gather(
+                    *(call(sessions[k], "POST", moves_path, mv) for k, mv in enumerate(batch))
+                )
+                await asyncio.sleep(1.4)  # under each address's 30 a second and 1,200 a minute
+            for k in range(4000):
+                mv = {"kind": "reveal", "row": k // 100, "col": k % 100}
+                if (await call(sessions[k % 40], "POST", moves_path, mv))["outcome"] != "playing":
+                    break
+            out.append((gid, (await call(sessions[0], "GET", f"/api/games/{gid}"))["total_moves"]))
+    finally:
+        for sess in sessions:
+            await sess.close()
+    return out
 
 
 async def run(
     url: str, clients: int, seconds: float, think: float, seed: int, abuse: Abuse | None = None
 ) -> Stats:
     stats = Stats()
-    connector = aiohttp.TCPConnector(limit=clients + 40)
-    timeout = aiohttp.ClientTimeout(total=30)
-    async with aiohttp.ClientSession(url, connector=connector, timeout=timeout) as http:
-        stop = time.monotonic() + seconds
-        rng = random.Random(seed)
-        players = [
-            client(http, stats, stop, think, random.Random(rng.random()), f"10.0.{k // 250}.{k % 250 + 1}")
-            for k in range(clients)
-        ]
-        abusers = []
-        if abuse is not None:
-            text = heaviest_analysis()
-            abusers = [flooder(http, abuse, stop) for _ in range(16)]
-            abusers += [heavy(http, abuse, stop, text) for _ in range(8)]
-        await asyncio.gather(*players, *abusers)
+    stop = time.monotonic() + seconds
+    rng = random.Random(seed)
+    players = [
+        client(url, stats, stop, think, random.Random(rng.random()), player_address(k))
+        for k in range(clients)
+    ]
+    abusers: list[Any] = []
+    if abuse is not None:
+        text = heaviest_analysis()
+        long_games = abuse.long_games
+
+        def unknown(r: random.Random) -> tuple[str, str, None]:
+            return "GET", f"/api/games/{r.getrandbits(128):032x}", None
+
+        def replays(r: random.Random) -> tuple[str, str, None]:
+            gid, n = r.choice(long_games)
+            if r.random() < 0.5:
+                return "GET", f"/api/games/{gid}/export", None
+            return "GET", f"/api/games/{gid}/replay?move={r.randrange(n + 1)}", None
+
+        def analysis(r: random.Random) -> tuple[str, str, dict[str, str]]:
+            return "POST", "/api/analyze", {"text": text}
+
+        every = {
+            "flood": [flooder(url, abuse, stop)],
+            "unknown ids": [hammer(url, "127.1.0.2", abuse, "unknown ids", stop, 8, unknown)],
+            "slowloris": [slowloris(url, abuse, stop)],
+            "replay/export": [hammer(url, "127.1.0.4", abuse, "replay/export", stop, 8, replays)],
+            "reviews": [reviewer(url, abuse, stop)],
+            "heavy analyses": [
+                hammer(url, f"127.1.1.{k + 1}", abuse, "heavy analyses", stop, 4, analysis) for k in range(8)
+            ],
+        }
+        for name, coros in every.items():
+            if name in abuse.only:
+                abusers += coros
+            else:
+                for c in coros:
+                    c.close()
+    await asyncio.gather(*players, *abusers)
     return stats
 
 
@@ -212,19 +360,18 @@ def start_server(
         db or str(Path(tmp.name) / "games.db"),
         "--processes",
         str(processes),
-        # each simulated player sends an address of its own, as a proxy would
-        "--trust-proxy",
     ]
     if workers is not None:
         cmd += ["--workers", str(workers)]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"
-    for _ in range(200):
+    deadline = time.monotonic() + 120  # (its worker processes start first: slow on a busy machine)
+    while time.monotonic() < deadline and proc.poll() is None:
         try:
             with urllib.request.urlopen(url + "/", timeout=1.0):
                 return proc, url, tmp
         except OSError:
-            time.sleep(0.05)
+            time.sleep(0.1)
     proc.kill()
     raise SystemExit("the server did not start: " + (proc.stderr.read().decode() if proc.stderr else ""))
 
@@ -251,7 +398,16 @@ def main() -> None:
     ap.add_argument("--workers", type=int, help="the server's hint workers (default: its own default)")
     ap.add_argument("--processes", type=int, default=1, help="server processes (default 1)")
     ap.add_argument("--postgres", action="store_true", help="games on a PostgreSQL server started here")
-    ap.add_argument("--abuse", action="store_true", help="a second phase with a flooder and heavy analyses")
+    ap.add_argument("--abuse", action="store_true", help="a second phase with abusive clients (see above)")
+    ap.add_argument(
+        "--abusers",
+        default=",".join(ABUSERS),
+        help=f"with --abuse, which abusers (default all: {','.join(ABUSERS)})",
+    )
+    ap.add_argument(
+        "--long-games", type=int, default=2, help="long games made for the replay and review abusers"
+    )
+    ap.add_argument("--long-moves", type=int, default=2000, help="moves of each long game (at least)")
     ns = ap.parse_args()
     proc = tmp = pg = None
     url = ns.url
@@ -265,7 +421,16 @@ def main() -> None:
         proc, url, tmp = start_server(ns.workers, ns.processes, db)
     phases: list[tuple[str, Stats, float, Abuse | None]] = []
     try:
-        for name, abuse in [("players alone", None)] + ([("with abusers", Abuse())] if ns.abuse else []):
+        plan: list[tuple[str, Abuse | None]] = [("players alone", None)]
+        if ns.abuse:
+            t0 = time.monotonic()
+            long_games = asyncio.run(make_long_games(url, ns.long_games, ns.long_moves))
+            print(f"({len(long_games)} long games made in {time.monotonic() - t0:.0f} s)")
+            only = [a.strip() for a in ns.abusers.split(",")]
+            if unknown := set(only) - set(ABUSERS):
+                raise SystemExit(f"unknown abusers {sorted(unknown)}; choose from {', '.join(ABUSERS)}")
+            plan.append(("with abusers", Abuse(long_games, only)))
+        for name, abuse in plan:
             t0, c0 = time.monotonic(), time.process_time()
             stats = asyncio.run(run(url, ns.clients, ns.seconds, ns.think, ns.seed, abuse))
             wall, client_cpu = time.monotonic() - t0, time.process_time() - c0
@@ -289,8 +454,7 @@ def main() -> None:
         if abuse is not None:
             for who, counts in abuse.status.items():
                 print(
-                    f"  {who}: "
-                    + ", ".join(f"{n} x {code or 'transport error'}" for code, n in sorted(counts.items()))
+                    f"  {who}: " + ", ".join(f"{n} x {code}" for code, n in sorted(counts.items(), key=str))
                 )
     if len(phases) == 2:
         before, after = pct(phases[0][1].turn, 0.99), pct(phases[1][1].turn, 0.99)

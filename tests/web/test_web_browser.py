@@ -4,6 +4,7 @@ fixtures are in conftest.py: each test is skipped when Chromium or Playwright is
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,6 +13,8 @@ from tests.web.pw import bg, cell, expect
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
+
+    from tests.web.conftest import LiveServer
 
 SAFE_GREEN = "rgb(46, 125, 50)"
 MINE_BLUE = "rgb(21, 101, 192)"
@@ -265,3 +268,23 @@ def test_the_api_docs_render_under_the_pages_own_security_policy(page: Page, ser
     expect(page.locator(".opblock").first).to_be_visible(timeout=15_000)
     assert page.locator(".opblock").count() >= 8  # every endpoint listed
     assert blocked == []
+
+
+def test_a_review_prepared_in_the_background_says_so_then_shows(page: Page, live_server: LiveServer) -> None:
+    service = live_server.service
+    kept = service.limits
+    service.limits = dataclasses.replace(kept, review_wait=0)  # every review as a long game's
+    try:
+        start_game(page, live_server.url, "beginner", "zero", "7")
+        cell(page, "board", 2, 2).click()
+        page.check("#hints-toggle")
+        mine = page.locator("#board .cell.hint-mine").first
+        expect(mine).to_be_visible()
+        mine.click()
+        expect(page.locator("#face")).to_have_text("lost")
+        page.click("#review-btn")
+        expect(page.locator("#review-summary")).to_contain_text("being prepared")
+        expect(page.locator("#review-summary")).to_contain_text("Chance to win given away", timeout=15_000)
+        expect(page.locator("#review-marks button", has_text="hit a mine")).to_have_count(1)
+    finally:
+        service.limits = kept
