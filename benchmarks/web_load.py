@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import socket
@@ -297,50 +298,73 @@ async def make_long_games(url: str, count: int, moves: int) -> list[tuple[str, i
     return out
 
 
-async def run(
-    url: str, clients: int, seconds: float, think: float, seed: int, abuse: Abuse | None = None
-) -> Stats:
+async def run(url: str, clients: int, seconds: float, think: float, seed: int) -> Stats:
+    """The players, for ``seconds``."""
     stats = Stats()
     stop = time.monotonic() + seconds
     rng = random.Random(seed)
-    players = [
-        client(url, stats, stop, think, random.Random(rng.random()), player_address(k))
-        for k in range(clients)
-    ]
-    abusers: list[Any] = []
+    await asyncio.gather(
+        *(
+            client(url, stats, stop, think, random.Random(rng.random()), player_address(k))
+            for k in range(clients)
+        )
+    )
+    return stats
+
+
+async def run_abusers(url: str, seconds: float, abuse: Abuse) -> None:
+    """The abusers of ``abuse.only``, for ``seconds``."""
+    stop = time.monotonic() + seconds
+    text = heaviest_analysis()
+    long_games = abuse.long_games
+
+    def unknown(r: random.Random) -> tuple[str, str, None]:
+        return "GET", f"/api/games/{r.getrandbits(128):032x}", None
+
+    def replays(r: random.Random) -> tuple[str, str, None]:
+        gid, n = r.choice(long_games)
+        if r.random() < 0.5:
+            return "GET", f"/api/games/{gid}/export", None
+        return "GET", f"/api/games/{gid}/replay?move={r.randrange(n + 1)}", None
+
+    def analysis(r: random.Random) -> tuple[str, str, dict[str, str]]:
+        return "POST", "/api/analyze", {"text": text}
+
+    every: dict[str, Any] = {
+        "flood": lambda: [flooder(url, abuse, stop)],
+        "unknown ids": lambda: [hammer(url, "127.1.0.2", abuse, "unknown ids", stop, 8, unknown)],
+        "slowloris": lambda: [slowloris(url, abuse, stop)],
+        "replay/export": lambda: [hammer(url, "127.1.0.4", abuse, "replay/export", stop, 8, replays)],
+        "reviews": lambda: [reviewer(url, abuse, stop)],
+        "heavy analyses": lambda: [
+            hammer(url, f"127.1.1.{k + 1}", abuse, "heavy analyses", stop, 4, analysis) for k in range(8)
+        ],
+    }
+    await asyncio.gather(*(c for name in abuse.only for c in every[name]()))
+
+
+def abusers_main(url: str, seconds: float, spec: str) -> None:
+    """The abusers in a process of their own (so their work on the client side does not slow the
+    players' measurement): reads ``spec`` (JSON: long games, abusers), prints the statuses as JSON."""
+    given = json.loads(spec)
+    abuse = Abuse([tuple(g) for g in given["long_games"]], given["only"])
+    asyncio.run(run_abusers(url, seconds, abuse))
+    print(json.dumps({k: dict(v) for k, v in abuse.status.items()}))
+
+
+def run_phase(url: str, ns: argparse.Namespace, abuse: Abuse | None) -> Stats:
+    """The players for ``ns.seconds``, with the abusers of ``abuse`` in a child process."""
+    child = None
     if abuse is not None:
-        text = heaviest_analysis()
-        long_games = abuse.long_games
-
-        def unknown(r: random.Random) -> tuple[str, str, None]:
-            return "GET", f"/api/games/{r.getrandbits(128):032x}", None
-
-        def replays(r: random.Random) -> tuple[str, str, None]:
-            gid, n = r.choice(long_games)
-            if r.random() < 0.5:
-                return "GET", f"/api/games/{gid}/export", None
-            return "GET", f"/api/games/{gid}/replay?move={r.randrange(n + 1)}", None
-
-        def analysis(r: random.Random) -> tuple[str, str, dict[str, str]]:
-            return "POST", "/api/analyze", {"text": text}
-
-        every = {
-            "flood": [flooder(url, abuse, stop)],
-            "unknown ids": [hammer(url, "127.1.0.2", abuse, "unknown ids", stop, 8, unknown)],
-            "slowloris": [slowloris(url, abuse, stop)],
-            "replay/export": [hammer(url, "127.1.0.4", abuse, "replay/export", stop, 8, replays)],
-            "reviews": [reviewer(url, abuse, stop)],
-            "heavy analyses": [
-                hammer(url, f"127.1.1.{k + 1}", abuse, "heavy analyses", stop, 4, analysis) for k in range(8)
-            ],
-        }
-        for name, coros in every.items():
-            if name in abuse.only:
-                abusers += coros
-            else:
-                for c in coros:
-                    c.close()
-    await asyncio.gather(*players, *abusers)
+        spec = json.dumps({"long_games": abuse.long_games, "only": list(abuse.only)})
+        cmd = [sys.executable, __file__, "--abusers-of", url, "--seconds", str(ns.seconds), "--spec", spec]
+        child = subprocess.Popen(cmd, stdout=subprocess.PIPE)
+        time.sleep(1.0)  # let them start
+    stats = asyncio.run(run(url, ns.clients, ns.seconds, ns.think, ns.seed))
+    if child is not None and abuse is not None:
+        out, _ = child.communicate(timeout=ns.seconds + 120)
+        for who, counts in json.loads(out.decode().strip().splitlines()[-1]).items():
+            abuse.status[who].update({(int(k) if k.isdigit() else k): n for k, n in counts.items()})
     return stats
 
 
@@ -408,7 +432,12 @@ def main() -> None:
         "--long-games", type=int, default=2, help="long games made for the replay and review abusers"
     )
     ap.add_argument("--long-moves", type=int, default=2000, help="moves of each long game (at least)")
+    ap.add_argument("--abusers-of", help=argparse.SUPPRESS)  # (the abusers' own process)
+    ap.add_argument("--spec", help=argparse.SUPPRESS)
     ns = ap.parse_args()
+    if ns.abusers_of:
+        abusers_main(ns.abusers_of, ns.seconds, ns.spec)
+        return
     proc = tmp = pg = None
     url = ns.url
     if url is None:
@@ -432,7 +461,7 @@ def main() -> None:
             plan.append(("with abusers", Abuse(long_games, only)))
         for name, abuse in plan:
             t0, c0 = time.monotonic(), time.process_time()
-            stats = asyncio.run(run(url, ns.clients, ns.seconds, ns.think, ns.seed, abuse))
+            stats = run_phase(url, ns, abuse)
             wall, client_cpu = time.monotonic() - t0, time.process_time() - c0
             phases.append((name, stats, wall, abuse))
             print(f"({name}: load generator CPU {client_cpu / wall:.0%} of one core)")
