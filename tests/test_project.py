@@ -71,3 +71,18 @@ def test_the_check_for_files_left_behind_sees_a_new_file(tmp_path: Path) -> None
 
 def test_no_crash_log_is_kept_in_the_repository() -> None:
     assert not (ROOT / "crash.log").exists()
+
+
+def test_the_api_reference_documents_every_public_name() -> None:
+    pages = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "docs" / "reference").rglob("*.md"))
+    documented = set(re.findall(r"^::: demine\.(\w+)", pages, flags=re.M))
+    missing = sorted(set(demine.__all__) - documented - {"__version__"} - set(vars(demine.errors)))
+    assert missing == [], f"add these to a page of docs/reference/api: {missing}"
+    assert "errors" in documented  # the exception tree, with every error
+
+
+def test_ci_builds_the_docs_warning_free_and_runs_the_readme_test_command() -> None:
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert re.search(r'pip install -q -e "\.\[[^]]*\bdocs\b[^]]*\]"', ci)
+    assert "mkdocs build --strict" in ci
+    assert "readme_test_cmd=$(grep" in ci and 'bash -c "$readme_test_cmd"' in ci
