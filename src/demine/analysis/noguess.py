@@ -49,7 +49,7 @@ from typing import Literal
 from demine.analysis.certify import CERTIFICATES, CERTIFY_LIMIT, OPEN, Certificate, certifier, count_may_help
 from demine.analysis.local import LocalEngine
 from demine.analysis.result import Limit
-from demine.engine.game import Game
+from demine.engine.game import Game, seeded_random
 from demine.engine.grid import check_mines, geometry, mine_cells_allowed
 from demine.errors import DemineError, InconsistentPosition, InputError
 from demine.text import plural
@@ -199,7 +199,7 @@ def no_guess_layout(
     if not 0 <= first < width * height:
         raise InputError(f"first click {first} is off the {width}x{height} board")
     check_mines(width, height, mines, rule, first)
-    rng = random.Random(seed)
+    rng = seeded_random(seed)
     t0 = time.perf_counter()
     deadline = None if limit.seconds is None else t0 + limit.seconds
     allowed = mine_cells_allowed(geo, rule, first)

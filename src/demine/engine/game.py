@@ -44,6 +44,22 @@ class Move:
     """The cell acted on."""
 
 
+def seeded_random(seed: int | str | None) -> random.Random:
+    """``random.Random(seed)``, for any text: a string is seeded through its UTF-8 bytes with
+    ``surrogatepass``, so a lone surrogate (``"\\ud800"``, which plain UTF-8 refuses) seeds too.
+    For every other string the bytes are the ones ``random.Random`` hashes itself, so each seed
+    keeps its board.
+
+    >>> seeded_random("abc").random() == random.Random("abc").random()
+    True
+    >>> 0 <= seeded_random("\\ud800").random() < 1
+    True
+    """
+    if isinstance(seed, str):
+        return random.Random(seed.encode("utf-8", "surrogatepass"))
+    return random.Random(seed)
+
+
 class Game:
     """A game of Minesweeper.
 
@@ -152,7 +168,7 @@ class Game:
                 raise IllegalMove(f"the placer's {len(cells)} mines do not respect the {self.rule!r} rule")
             self._set_layout(cells)
             return
-        rng = random.Random(self.seed)
+        rng = seeded_random(self.seed)
         self._set_layout(rng.sample(allowed, self.mines))
 
     @property
