@@ -20,7 +20,7 @@ pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc for
 
 
 #: The tests move at a script's speed, past the per-second rates a person never meets.
-SCRIPT = ["--rate", "moves=off", "--rate", "games=off", "--rate", "hints=off"]
+SCRIPT = ["--rate", "moves=off", "--rate", "games=off", "--rate", "hints=off", "--rate", "views=off"]
 
 
 def _free_port() -> int:

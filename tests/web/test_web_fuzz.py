@@ -12,7 +12,9 @@ from demine.web.app import create_app
 from demine.web.limits import ServeLimits
 
 # rates off: the fuzzer is one client sending thousands of requests
-APP = create_app(limits=ServeLimits(games=None, moves=None, hints=None, analyses=None))
+APP = create_app(
+    limits=ServeLimits(games=None, moves=None, hints=None, analyses=None, views=None, exports=None)
+)
 schema = schemathesis.openapi.from_asgi("/api/openapi.json", APP)
 
 

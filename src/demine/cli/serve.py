@@ -28,12 +28,11 @@ def add_serve(sub: Any) -> None:
         "--rate",
         action="append",
         metavar="KIND=RATE",
-        help="requests one client may make, KIND one of games, moves, hints, analyses, records (a "
-        "player's own record), RATE like "
-        "600/minute, 20/second;1200/minute (both at once) or off (defaults: games 5/second;60/minute, "
-        "moves 30/second;1200/minute, hints 20/second;600/minute, analyses 5/second;120/minute, "
-        "records 10/second;300/minute); "
-        "repeat for several",
+        help="requests one client may make, KIND one of games, moves, hints, analyses (and "
+        "reviews), records, views (and replay frames), exports, RATE like 600/minute, "
+        "20/second;1200/minute (both at once) or off (defaults: games 5/second;60/minute, moves "
+        "30/second;1200/minute, hints 20/second;600/minute, analyses and records 5/second;120/minute, "
+        "views 30/second;1800/minute, exports 2/second;60/minute); repeat for several",
     )
     p.add_argument(
         "--trust-proxy",
@@ -84,15 +83,13 @@ def cmd_serve(ns: argparse.Namespace) -> int:
     except ImportError:
         raise DemineError("the web game needs FastAPI and uvicorn: pip install 'demine[web]'") from None
     from demine.web.app import serve
-    from demine.web.limits import ServeLimits
+    from demine.web.limits import KINDS, ServeLimits
 
     rates: dict[str, str | None] = {}
     for item in ns.rate or []:
         kind, sep, rate = item.partition("=")
-        if not sep or kind not in ("games", "moves", "hints", "analyses", "records"):
-            raise DemineError(
-                f"--rate {item!r}: expected KIND=RATE with KIND one of games, moves, hints, analyses, records"
-            )
+        if not sep or kind not in KINDS:
+            raise DemineError(f"--rate {item!r}: expected KIND=RATE with KIND one of {', '.join(KINDS)}")
         rates[kind] = None if rate.strip().lower() == "off" else rate.strip()
     limits = ServeLimits(
         **rates,  # type: ignore[arg-type]

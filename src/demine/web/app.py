@@ -36,10 +36,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from demine.errors import DemineError
-from demine.web.limits import Busy, RateLimiter, ServeLimits, TooManyRequests
+from demine.web.limits import KINDS, Busy, RateLimiter, ServeLimits, TooManyRequests
 from demine.web.records import Records, add_routes
 from demine.web.service import MAX_PASTE, Conflict, NotFound, Service, analysis_board
-from demine.web.store import open_store
+from demine.web.store import Store, StoreUnavailable, open_store
 from demine.web.workers import ANALYSIS, CLIENT
 
 STATIC = Path(__file__).parent / "static"
@@ -166,13 +166,15 @@ def _status(e: DemineError) -> int:
     return 400
 
 
-def create_app(db: str | Path = ":memory:", workers: int = 0, limits: ServeLimits | None = None) -> FastAPI:
+def create_app(
+    db: str | Path | Store = ":memory:", workers: int = 0, limits: ServeLimits | None = None
+) -> FastAPI:
     """The app, with its games stored in ``db`` (a SQLite file, in memory by default, or a
-    ``postgresql://`` address: :func:`~demine.web.store.open_store`), hints
+    ``postgresql://`` address: :func:`~demine.web.store.open_store`; or a store made already), hints
     computed in ``workers`` processes (0: in the server's own process), and what each client may
     ask (``limits``: :class:`~demine.web.limits.ServeLimits`, the defaults when None)."""
     limits = limits or ServeLimits()
-    service = Service(open_store(db), workers, limits)
+    service = Service(db if isinstance(db, Store) else open_store(db), workers, limits)
     rate = RateLimiter(limits)
     records = Records(service, limits)  # the players' own records (/api/players)
     service.expire_hooks.append(records.expire)
@@ -215,6 +217,16 @@ def create_app(db: str | Path = ":memory:", workers: int = 0, limits: ServeLimit
         await asyncio.sleep(min(limits.penalty, e.retry_after))
         return JSONResponse({"error": str(e)}, status_code=429, headers={"retry-after": str(e.retry_after)})
 
+    @app.exception_handler(StoreUnavailable)
+    async def _store_unavailable(_: Request, e: StoreUnavailable) -> JSONResponse:
+        # nothing was written and the game is as it was: the client may ask again
+        logging.getLogger("demine.web").warning("%s", e)
+        return JSONResponse(
+            {"error": f"the games could not be saved or read just now; try again ({e})"},
+            status_code=503,
+            headers={"retry-after": str(e.retry_after)},
+        )
+
     @app.exception_handler(Busy)
     async def _busy(_: Request, e: Busy) -> JSONResponse:
         return JSONResponse({"error": str(e)}, status_code=503, headers={"retry-after": "1"})
@@ -256,7 +268,8 @@ def create_app(db: str | Path = ":memory:", workers: int = 0, limits: ServeLimit
         return _json(await asyncio.to_thread(service.restart, game_id, client=who))
 
     @app.get("/api/games/{game_id}")
-    async def get_game(game_id: str) -> Response:
+    def get_game(game_id: str, request: Request) -> Response:
+        rate.hit("views", client(request))
         return _json(service.view(game_id))
 
     @app.post("/api/games/{game_id}/moves")
@@ -281,7 +294,8 @@ def create_app(db: str | Path = ":memory:", workers: int = 0, limits: ServeLimit
         return _json(await service.hint(game_id))
 
     @app.get("/api/games/{game_id}/replay")
-    def replay(game_id: str, move: int = 0) -> Response:
+    def replay(game_id: str, request: Request, move: int = 0) -> Response:
+        rate.hit("views", client(request))
         return _json(service.replay(game_id, move))
 
     @app.get("/api/games/{game_id}/review")
@@ -291,8 +305,9 @@ def create_app(db: str | Path = ":memory:", workers: int = 0, limits: ServeLimit
         return JSONResponse(out, status_code=202) if out.get("preparing") else _json(out)
 
     @app.get("/api/games/{game_id}/export")
-    def export(game_id: str) -> Response:
-        return _json(service.export(game_id))
+    def export(game_id: str, request: Request) -> Response:
+        rate.hit("exports", client(request))
+        return Response(service.export(game_id), media_type="application/json")
 
     add_routes(app, records, rate, client)
 
@@ -411,9 +426,7 @@ def serve(
     shown = store.describe()
     store.close()
     print(f"demine: games in {shown}, {workers} hint workers; open http://{host}:{port}/", flush=True)
-    rates = ", ".join(
-        f"{k} {getattr(limits, k) or 'unlimited'}" for k in ("games", "moves", "hints", "analyses")
-    )
+    rates = ", ".join(f"{k} {getattr(limits, k) or 'unlimited'}" for k in KINDS)
     proxy = (
         f"by the X-Forwarded-For entry {limits.proxy_hops} from the right"
         if limits.trust_proxy

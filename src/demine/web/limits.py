@@ -21,7 +21,9 @@ from limits import RateLimitItem, parse_many, storage, strategies
 
 from demine.errors import DemineError, InputError
 
-Kind = Literal["games", "moves", "hints", "analyses", "records"]
+Kind = Literal["games", "moves", "hints", "analyses", "records", "views", "exports"]
+#: The kinds of request with a rate, in the order the server lists them.
+KINDS: tuple[Kind, ...] = ("games", "moves", "hints", "analyses", "records", "views", "exports")
 
 
 class TooManyRequests(DemineError):
@@ -50,9 +52,13 @@ class ServeLimits:
     hints: str | None = "20/second;600/minute"
     """Hint requests (hints, one hint, the best guess)."""
     analyses: str | None = "5/second;120/minute"
-    """Analysis-board requests."""
+    """Analysis-board requests and reviews of finished games."""
     records: str | None = "10/second;300/minute"
     """Requests about a player's own record (``/api/players``)."""
+    views: str | None = "30/second;1800/minute"
+    """Reads of a game: its view and its replay frames (a replay's slider asks for many)."""
+    exports: str | None = "2/second;60/minute"
+    """Exports of a finished game (its whole record)."""
     penalty: float = 1.0
     """Seconds a refused request (429) waits before its answer is sent."""
     trust_proxy: bool = False
@@ -98,7 +104,7 @@ class ServeLimits:
     """Memory for the games kept in memory (the least recently used leave first)."""
 
     def __post_init__(self) -> None:
-        for kind in ("games", "moves", "hints", "analyses", "records"):
+        for kind in KINDS:
             text = getattr(self, kind)
             if text is not None:
                 try:
@@ -131,9 +137,7 @@ class RateLimiter:
         self.settings = settings
         self._limiter = strategies.MovingWindowRateLimiter(storage.MemoryStorage())
         self._items: dict[str, list[RateLimitItem]] = {
-            kind: parse_many(text)
-            for kind in ("games", "moves", "hints", "analyses", "records")
-            if (text := getattr(settings, kind)) is not None
+            kind: parse_many(text) for kind in KINDS if (text := getattr(settings, kind)) is not None
         }
 
     def client(self, host: str | None, forwarded: Sequence[str] = ()) -> str:

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import random
+import re
 import secrets
 import threading
 import time
@@ -53,6 +55,9 @@ MAX_SEED = 64
 STALE_PATIENCE = 5.0
 CACHE_GAMES = 5000
 """Games kept in memory; older ones are reloaded from the store when asked for."""
+GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""What a game id may look like (``secrets.token_urlsafe(16)`` makes 22 of these characters):
+anything else is not looked up."""
 
 
 class NotFound(DemineError):
@@ -241,13 +246,17 @@ class Service:
         return self._cached_bytes
 
     def session(self, game_id: str) -> Session:
-        """The game with this id, from memory or from the store."""
+        """The game with this id, from memory or from the store. An id of another shape than
+        :data:`GAME_ID` (too long, a NUL or any other byte an id never holds) is not looked up."""
+        if not GAME_ID.fullmatch(game_id):
+            shown = game_id if len(game_id) <= 40 else game_id[:40] + "..."
+            raise NotFound(f"no game with id {shown!r}")
         with self._cache_lock:
             s = self._cache.get(game_id)
             if s is not None:
                 self._cache.move_to_end(game_id)
                 return s
-        row = self.store.load(game_id) if len(game_id) <= 64 else None
+        row = self.store.load(game_id)
         if row is None:
             raise NotFound(f"no game with id {game_id!r}")
         s = Session.restore(row)
@@ -283,7 +292,9 @@ class Service:
 
     @contextmanager
     def _locked(self, game_id: str) -> Iterator[Session]:
-        """The game, held by its lock (one per game id, so a reload from the file keeps it)."""
+        """The game, held by its lock (one per game id, so a reload from the file keeps it). The
+        game is looked up first: an id with no game leaves nothing behind (no lock, no entry)."""
+        self.session(game_id)  # NotFound when there is no such game
         with self._cache_lock:
             lock = self._game_locks.get(game_id)
             if lock is None:
@@ -372,6 +383,11 @@ class Service:
                     except StaleGame:
                         self._forget(game_id)  # this copy went wrong: play again on the file's
                         stale = True
+                    except BaseException:
+                        # not written (a locked file, a full disk): the move played on this copy
+                        # is undone by dropping the copy; the next use reloads what was stored
+                        self._forget(game_id)
+                        raise
                     else:
                         self._reweigh(s)
                 if not stale:
@@ -402,14 +418,17 @@ class Service:
             fresh = all(v >= COVERED for v in p.states)  # nothing opened yet
             h = self._first_click_hint(g) if fresh else await self.compute(quick_hints, p, slow=self._slow(p))
             h["moves"] = moves
-            s.hints_cache = cached = (moves, h)
+            s.keep_hints(moves, h)
+            self._reweigh(s)  # hints of a big board weigh more than its game
+            cached = (moves, h)
         out = cached[1]
         if guess and out.get("guess_pending"):
             best = await self.compute(guess_for, p, slow=self._slow(p))
             out = {k: v for k, v in out.items() if k != "guess_pending"}
             out["best"] = best
-            if s.hints_cache is cached:
-                s.hints_cache = (moves, out)
+            if s.hints_cache is not None and s.hints_cache[1] is cached[1]:
+                s.keep_hints(moves, out)
+                self._reweigh(s)
         if not probabilities:
             out = {k: v for k, v in out.items() if k != "probabilities"}
         return out
@@ -468,25 +487,32 @@ class Service:
         return {"cell": best["cell"], "kind": "guess", "text": text, "numbers": [], **best}
 
     def replay(self, game_id: str, k: int) -> dict[str, Any]:
-        """The board after the first ``k`` moves of a finished game."""
+        """The board after the first ``k`` moves of a finished game (as the store holds it). A
+        frame costs at most a sixteenth of the game's moves (:meth:`Session.frame`)."""
+        self._fresh(game_id)
         with self._locked(game_id) as s:
             g = s.game
             if not g.over:
                 raise Conflict("the game is still being played; a replay opens when it ends")
             if not (0 <= k <= len(g.moves)):
                 raise InputError(f"move {k} is out of range: this game has {len(g.moves)} moves")
-            record = GameRecord.from_game(g)  # a game that is over has its layout
-        v = s.view(record.replay(k), final=True)
-        v["move"] = k
-        last = record.moves[k - 1] if k else None
+            kept = len(s.frames)
+            # a game that is over has its layout
+            frame = s.frame(k, lambda: GameRecord.from_game(g).board.game(g.lives))
+        if len(s.frames) != kept:
+            self._reweigh(s)
+        v = s.view(frame, final=True)
+        v["moves"] = v["move"] = k
+        last = g.moves[k - 1] if k else None
         v["last"] = None if last is None else {"kind": last.kind, "cell": _rc(g.width, last.cell)}
         return v
 
     async def review(self, game_id: str) -> dict[str, Any]:
-        """The review of a finished game, computed once in the lane of reviews. A review not ready
-        within ``limits.review_wait`` seconds goes on in the background, and the answer says it is
-        being prepared (``{"preparing": true, ...}``): ask again later. (A long game on a big
+        """The review of a finished game as the store holds it, computed once in the lane of
+        reviews. A review not ready within ``limits.review_wait`` seconds goes on in the
+        background, and the answer says it is being prepared (``{"preparing": true, ...}``): ask again later. (A long game on a big
         board takes minutes: every move is analysed.)"""
+        self._fresh(game_id)
         with self._locked(game_id) as s:
             g = s.game
             if not g.over or not g.placed:
@@ -512,7 +538,8 @@ class Service:
 
     async def _review(self, s: Session, record: dict[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = await self.reviews.run(game_review, record, kind=REVIEW)
-        s.review_cache = out
+        s.keep_review(out)
+        self._reweigh(s)
         return out
 
     def _review_done(self, game_id: str, task: asyncio.Task[dict[str, Any]]) -> None:
@@ -520,19 +547,26 @@ class Service:
         if not task.cancelled():
             task.exception()  # (retrieved: a failure is answered to the next request, not logged)
 
-    def export(self, game_id: str) -> dict[str, Any]:
-        """A finished game's record (layout, rule, start, moves) and MBF."""
+    def export(self, game_id: str) -> bytes:
+        """A finished game's record (layout, rule, start, moves) and MBF, as the store holds it:
+        JSON text, made once and kept."""
+        self._fresh(game_id)
         with self._locked(game_id) as s:
             g = s.game
             if not g.over or not g.placed:
                 raise Conflict("the layout is shown when the game is over")
+            if s.export_cache is not None:
+                return s.export_cache
             record = GameRecord.from_game(g)
         out: dict[str, Any] = {"record": record.to_json()}
         try:
             out["mbf"] = base64.b64encode(board_to_mbf(record.board)).decode("ascii")
         except DemineError:
             out["mbf"] = None
-        return out
+        data = json.dumps(out, separators=(",", ":")).encode()
+        s.keep_export(data)
+        self._reweigh(s)
+        return data
 
 
 __all__ = [

@@ -17,7 +17,7 @@ import json
 import sqlite3
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -80,6 +80,16 @@ class StaleGame(Exception):
     """A move was written for a game that another server process had moved on since."""
 
 
+class StoreUnavailable(DemineError):
+    """The database refused a read or a write (locked by another program past the wait, the disk
+    full, the server gone): nothing was written, and the request may be tried again later."""
+
+    def __init__(self, message: str, retry_after: int = 5) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+        """Seconds after which asking again may succeed."""
+
+
 @dataclass(slots=True)
 class StoredGame:
     """One game as stored."""
@@ -135,7 +145,7 @@ def open_store(db: str | Path = ":memory:") -> Store:
         return PostgresStore(str(db))
     try:
         return Store(db)
-    except sqlite3.Error as e:
+    except (sqlite3.Error, StoreUnavailable) as e:
         raise DemineError(f"cannot use {db} as the games file: {e}") from None
 
 
@@ -151,8 +161,10 @@ class Store:
     #: locks the whole file, see :meth:`_transaction`).
     ROW_LOCK = ""
 
-    def __init__(self, path: str | Path = ":memory:") -> None:
+    def __init__(self, path: str | Path = ":memory:", wait: float = 5.0) -> None:
         self.path = str(path)
+        self.wait = wait
+        """Seconds a write waits for the database's lock (held by another program) before it fails."""
         self._lock = threading.Lock()
         self.closed = False
         self._open()
@@ -169,7 +181,9 @@ class Store:
                 self.closed = False
 
     def _open(self) -> None:
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db = sqlite3.connect(
+            self.path, timeout=self.wait, check_same_thread=False, isolation_level=None
+        )
         if self.path != ":memory:":
             # space freed by expired games goes back to the file system (set before any table)
             self._db.execute("PRAGMA auto_vacuum=INCREMENTAL")
@@ -192,21 +206,31 @@ class Store:
     def _connection(self) -> Iterator[Db]:
         """The connection, for reads (each statement sees a consistent database)."""
         with self._lock:
-            yield self._db
+            try:
+                yield self._db
+            except sqlite3.Error as e:
+                raise StoreUnavailable(f"the games file cannot be read: {e}") from e
 
     @contextmanager
     def _transaction(self, lock_for: str | None = None) -> Iterator[Db]:
-        """One transaction, rolled back on error. With ``lock_for`` (a game's id), no other
-        process writes that game until it ends (SQLite: ``BEGIN IMMEDIATE`` takes the file's
-        write lock at once, so a check and the write after it see the same file)."""
+        """One transaction, rolled back on error (its commit included: a full disk fails there).
+        With ``lock_for`` (a game's id), no other process writes that game until it ends (SQLite:
+        ``BEGIN IMMEDIATE`` takes the file's write lock at once, so a check and the write after it
+        see the same file). A write the database refuses raises :class:`StoreUnavailable`."""
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE" if lock_for is not None else "BEGIN")
             try:
-                yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+                self._db.execute("BEGIN IMMEDIATE" if lock_for is not None else "BEGIN")
+                try:
+                    yield self._db
+                    self._db.execute("COMMIT")
+                except BaseException:
+                    if self._db.in_transaction:
+                        # (on a full disk SQLite may have rolled back by itself already)
+                        with suppress(sqlite3.Error):
+                            self._db.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as e:
+                raise StoreUnavailable(f"the games file refused a write: {e}") from e
 
     # ------------------------------------------------------------------ writing
     def save(self, g: StoredGame, now: float | None = None) -> None:
@@ -367,7 +391,7 @@ class Store:
 
     def _vacuum(self) -> None:
         """Give the space of deleted games back."""
-        with self._lock:
+        with self._connection():
             # run to the end: through execute() the pragma is stepped once and frees a single page
             self._db.executescript("PRAGMA incremental_vacuum;")
 

@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from demine.errors import DemineError
-from demine.web.store import INDEXES, MOVES_SCHEMA, SCHEMA, Db, Store
+from demine.web.store import INDEXES, MOVES_SCHEMA, SCHEMA, Db, Store, StoreUnavailable
 
 try:
     import psycopg
@@ -32,6 +32,10 @@ PG_SCHEMA = (
     MOVES_SCHEMA.replace(" WITHOUT ROWID", ""),
     *INDEXES,
 )
+
+
+def _first_line(e: Exception) -> str:
+    return (str(e).strip().splitlines() or [type(e).__name__])[0]
 
 
 class _Pg:
@@ -54,9 +58,9 @@ class PostgresStore(Store):
 
     ROW_LOCK = " FOR UPDATE"
 
-    def __init__(self, url: str, connections: int = 4) -> None:
+    def __init__(self, url: str, connections: int = 4, wait: float = 5.0) -> None:
         self._connections = connections
-        super().__init__(url)
+        super().__init__(url, wait)
 
     def describe(self) -> str:
         parts = urlsplit(self.path)
@@ -75,9 +79,11 @@ class PostgresStore(Store):
             self.path,
             min_size=1,
             max_size=self._connections,
-            kwargs={"autocommit": True},
+            # a row locked by another program (an operator's open transaction) fails the write
+            # after ``wait`` instead of holding the request's thread for ever
+            kwargs={"autocommit": True, "options": f"-c lock_timeout={round(self.wait * 1000)}"},
             check=ConnectionPool.check_connection,  # a connection the server dropped is replaced
-            timeout=30,
+            timeout=self.wait,
             open=True,
         )
         # two processes starting at once would both create the tables: one at a time
@@ -88,14 +94,20 @@ class PostgresStore(Store):
 
     @contextmanager
     def _connection(self) -> Iterator[Db]:
-        with self._pool.connection() as conn:
-            yield _Pg(conn)
+        try:
+            with self._pool.connection() as conn:
+                yield _Pg(conn)
+        except psycopg.Error as e:
+            raise StoreUnavailable(f"the database cannot be read: {_first_line(e)}") from e
 
     @contextmanager
     def _transaction(self, lock_for: str | None = None) -> Iterator[Db]:
         # the lock on the game's row is taken by _moves_count(lock=True) (ROW_LOCK), the first read
-        with self._pool.connection() as conn, conn.transaction():
-            yield _Pg(conn)
+        try:
+            with self._pool.connection() as conn, conn.transaction():
+                yield _Pg(conn)
+        except psycopg.Error as e:
+            raise StoreUnavailable(f"the database refused a write: {_first_line(e)}") from e
 
     def size(self) -> int:
         """The bytes of the games stored (their rows; what the tables hold after ``VACUUM FULL``,

@@ -1,0 +1,301 @@
+"""The server under attack, in process (issue 34): a write the store refuses leaks nothing and
+leaves the game as it was; unknown ids leave nothing behind; every read has a rate; any string
+seed plays; replays and exports are bounded. The real-process cases are in test_web_attack_process.py."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import sqlite3
+import string
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from demine.engine.formats import GameRecord
+from demine.engine.game import Game, Move, seeded_random
+from demine.engine.grid import mine_cells_allowed
+from demine.web.app import create_app
+from demine.web.limits import ServeLimits
+from demine.web.service import Conflict, NotFound, Service
+from demine.web.session import REPLAY_FRAMES, REPLAY_STEP
+from demine.web.store import Store, StoreUnavailable, open_store
+
+SCRIPT = ServeLimits(games=None, moves=None, hints=None, analyses=None, views=None, exports=None)
+
+
+def _store(url: str, wait: float) -> Store:
+    if url.startswith("postgresql://"):
+        from demine.web.store_pg import PostgresStore
+
+        return PostgresStore(url, wait=wait)
+    return Store(url, wait=wait)
+
+
+@contextmanager
+def _held(url: str, game_id: str) -> Iterator[None]:
+    """Another program holds the lock a write of this game needs: SQLite's write lock (an
+    operator's ``sqlite3`` shell in a transaction), PostgreSQL's lock on the game's row."""
+    if url.startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(url) as conn:
+            conn.execute("SELECT id FROM games WHERE id = %s FOR UPDATE", (game_id,))
+            yield
+            conn.rollback()
+        return
+    other = sqlite3.connect(url, isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        yield
+        other.execute("ROLLBACK")
+    finally:
+        other.close()
+
+
+def _still(view: dict[str, Any]) -> dict[str, Any]:
+    """A view without its clock."""
+    return {k: v for k, v in view.items() if k != "elapsed"}
+
+
+def _a_mine_and_a_safe_cell(service: Service, gid: str) -> tuple[int, int]:
+    g = service.session(gid).game
+    mines = set(g.mine_cells())
+    covered = [c for c, v in enumerate(g.position().states) if v >= 9]
+    return next(c for c in covered if c in mines), next(c for c in covered if c not in mines)
+
+
+# ---------------------------------------------------------------------- 1. failed writes
+def test_a_move_the_store_refuses_is_not_played_and_the_layout_stays_hidden(store_url: str) -> None:
+    asyncio.run(_refused_moves(store_url))
+
+
+async def _refused_moves(store_url: str) -> None:
+    service = Service(_store(store_url, wait=0.3), limits=SCRIPT)
+    try:
+        gid = service.new_game(preset="expert", seed=11)["id"]
+        await service.move(gid, "reveal", 8, 15)
+        mine, safe = _a_mine_and_a_safe_cell(service, gid)
+        before = service.view(gid)
+        with _held(store_url, gid):
+            for kind, cell in (("reveal", mine), ("flag", safe), ("reveal", safe)):
+                with pytest.raises(StoreUnavailable):
+                    await service.move(gid, kind, cell // 30, cell % 30)
+                # the game is as the store holds it: nothing of the move, no layout
+                assert _still(service.view(gid)) == _still(before)
+                assert service.session(gid).game.outcome == "playing"
+                for read in (lambda: service.replay(gid, 0), lambda: service.export(gid)):
+                    with pytest.raises(Conflict):
+                        read()
+        # once the lock is gone the same move is played, once
+        lost = await service.move(gid, "reveal", mine // 30, mine % 30)
+        assert lost["outcome"] == "lost"
+        assert lost["moves"] == before["moves"] + 1
+        assert service.store.moves_count(gid) == before["moves"] + 1
+    finally:
+        service.close()
+
+
+def test_a_refused_write_answers_503_with_retry_after_in_the_error_shape(tmp_path: Path) -> None:
+    path = str(tmp_path / "games.db")
+    client = TestClient(create_app(Store(path, wait=0.2), limits=SCRIPT))
+    gid = client.post("/api/games", json={"preset": "beginner", "seed": 3}).json()["id"]
+    assert (
+        client.post(f"/api/games/{gid}/moves", json={"kind": "reveal", "row": 4, "col": 4}).status_code == 200
+    )
+    before = client.get(f"/api/games/{gid}").json()
+    with _held(path, gid):
+        r = client.post(f"/api/games/{gid}/moves", json={"kind": "flag", "row": 0, "col": 0})
+        assert r.status_code == 503, r.text
+        assert int(r.headers["retry-after"]) >= 1
+        assert set(r.json()) == {"error"} and "try again" in r.json()["error"]
+        assert r.headers["x-content-type-options"] == "nosniff"
+        made = client.post("/api/games", json={"preset": "beginner"})
+        assert made.status_code == 503 and "retry-after" in made.headers
+    assert _still(client.get(f"/api/games/{gid}").json()) == _still(before)
+
+
+# ---------------------------------------------------------------------- 2. unknown ids
+def test_unknown_ids_leave_nothing_in_memory() -> None:
+    service = Service(limits=SCRIPT)
+    rng = random.Random(2)
+    alphabet = string.ascii_letters + string.digits + "_-"
+    for i in range(2000):
+        gid = "".join(rng.choice(alphabet) for _ in range(22 if i % 2 else 64))
+        for call in (service.view, lambda g: service.replay(g, 0), service.export):
+            with pytest.raises(NotFound):
+                call(gid)
+    assert service._game_locks == {}
+    assert len(service._cache) == 0 and service.cached_bytes == 0
+
+
+BAD_IDS = ["%00", "abc%00def", "a" * 65, "a" * 8000, "%C3%A9t%C3%A9", "a%20b", "%FF", "a.b", "~x"]
+
+
+def test_ids_of_another_shape_get_404_without_a_lookup(store_url: str, monkeypatch: Any) -> None:
+    client = TestClient(create_app(store_url, limits=SCRIPT))
+    with client:
+        service = client.app.state.service  # type: ignore[attr-defined]
+
+        def no_lookup(game_id: str) -> None:
+            raise AssertionError(f"looked up {game_id!r}")
+
+        monkeypatch.setattr(service.store, "load", no_lookup)
+        monkeypatch.setattr(service.store, "moves_count", no_lookup)
+        for bad in BAD_IDS:
+            for path in ("", "/hints", "/hint", "/replay?move=0", "/review", "/export"):
+                r = client.get(f"/api/games/{bad}{path}")
+                assert r.status_code == 404, (bad, path, r.text)
+                assert set(r.json()) == {"error"}
+            r = client.post(f"/api/games/{bad}/moves", json={"kind": "reveal", "row": 0, "col": 0})
+            assert r.status_code == 404, (bad, r.text)
+        assert service._game_locks == {}
+
+
+def test_every_read_endpoint_has_a_per_client_rate() -> None:
+    limits = ServeLimits(
+        games=None, moves=None, hints="2/minute", analyses="1/minute", views="3/minute", exports="1/minute",
+        penalty=0,
+    )  # fmt: skip
+    client = TestClient(create_app(limits=limits))
+    gid = client.post("/api/games", json={"preset": "beginner", "seed": 5}).json()["id"]
+    # views and replay frames share one rate
+    assert client.get(f"/api/games/{gid}").status_code == 200
+    assert client.get(f"/api/games/{gid}/replay?move=0").status_code == 409
+    assert client.get(f"/api/games/{gid}").status_code == 200
+    for path, kind in (("", "views"), ("/replay?move=0", "views")):
+        r = client.get(f"/api/games/{gid}{path}")
+        assert r.status_code == 429 and kind in r.json()["error"] and "retry-after" in r.headers
+    assert client.get(f"/api/games/{gid}/export").status_code == 409
+    assert client.get(f"/api/games/{gid}/export").status_code == 429
+    assert client.get(f"/api/games/{gid}/review").status_code == 409
+    assert client.get(f"/api/games/{gid}/review").status_code == 429
+    assert client.get(f"/api/games/{gid}/hints").status_code == 200
+    assert client.get(f"/api/games/{gid}/hint").status_code == 200
+    assert client.get(f"/api/games/{gid}/hints").status_code == 429
+    # unknown ids count too: a flood of them is refused like any other read
+    assert client.get("/api/games/nosuchgame0000000000000").status_code == 429
+
+
+# ---------------------------------------------------------------------- 6. seeds
+ODD_SEEDS = ["\ud800", "a\udfffb", "\udc80\ud800", "\x00", "\U0001f4a3 mine"]
+
+
+@pytest.mark.parametrize("no_guess", [None, "local"])
+def test_any_string_seed_makes_a_game_that_plays_to_its_end(store_url: str, no_guess: str | None) -> None:
+    client = TestClient(create_app(store_url, limits=SCRIPT))
+    with client:
+        for seed in ODD_SEEDS:
+            # as a browser's JSON.stringify sends a lone surrogate: escaped, "\ud800"
+            body = json.dumps({"preset": "beginner", "seed": seed, "no_guess": no_guess})
+            r = client.post("/api/games", content=body, headers={"content-type": "application/json"})
+            assert r.status_code == 200, r.text
+            gid = r.json()["id"]
+            for _ in range(100):
+                h = client.get(f"/api/games/{gid}/hint").json()
+                r = client.post(
+                    f"/api/games/{gid}/moves",
+                    json={"kind": "reveal", "row": h["cell"][0], "col": h["cell"][1]},
+                )
+                assert r.status_code == 200, (seed, r.text)
+                if r.json()["outcome"] != "playing":
+                    break
+            assert r.json()["outcome"] in ("won", "lost")
+            assert r.json()["seed"] == seed
+            assert client.get(f"/api/games/{gid}/export").status_code == 200
+        # and the same seed gives the same board after a restart (restored from the store)
+        service = client.app.state.service  # type: ignore[attr-defined]
+        layout = service.session(gid).game.mine_cells()
+        service._forget(gid)
+        assert service.session(gid).game.mine_cells() == layout
+
+
+SEEDS: list[int | str] = [
+    *range(-3, 40),
+    2**64 - 1,
+    *("", "a", "seed", "zéro", "日本語", "\U0001f4a3", "12a", " 7 ", "x" * 64),
+    *(f"s{i}" for i in range(60)),
+]
+
+
+@pytest.mark.parametrize("rule", ["safe", "zero", "none"])
+def test_every_seed_that_worked_keeps_its_board(rule: str) -> None:
+    for seed in SEEDS:
+        g = Game(30, 16, 99, rule=rule, seed=seed)
+        g.play(Move("reveal", 37))
+        allowed = mine_cells_allowed(g.geometry, rule, 37)
+        assert g.mine_cells() == sorted(random.Random(seed).sample(allowed, 99)), seed
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.characters(exclude_categories=["Cs"])) | st.integers())
+def test_seeded_random_is_random_random_for_every_seed_it_took(seed: str | int) -> None:
+    assert seeded_random(seed).getstate() == random.Random(seed).getstate()
+
+
+# ---------------------------------------------------------------------- 7. replays and exports
+def _finished_long_game(service: Service, flags: int) -> str:
+    gid = service.new_game(width=30, height=16, mines=99, seed=21)["id"]
+    service._play(gid, "reveal", 8 * 30 + 15, None, None)
+    mine, safe = _a_mine_and_a_safe_cell(service, gid)
+    for _ in range(flags):
+        service._play(gid, "flag", safe, None, None)
+    service._play(gid, "reveal", mine, None, None)
+    return gid
+
+
+def test_a_replay_frame_is_the_board_after_its_moves_and_replays_a_bounded_part(monkeypatch: Any) -> None:
+    service = Service(limits=SCRIPT)
+    gid = _finished_long_game(service, 6000)
+    g = service.session(gid).game
+    n = len(g.moves)
+    record = GameRecord.from_game(g)
+    step = max(REPLAY_STEP, -(-n // REPLAY_FRAMES))
+    service.replay(gid, n)  # the first look passes every move once
+    played = 0
+    real = Game.play
+
+    def counted(self: Game, move: Move) -> list[int]:
+        nonlocal played
+        played += 1
+        return real(self, move)
+
+    monkeypatch.setattr(Game, "play", counted)
+    for k in [0, 1, 2, 255, 256, 257, n - 1, n, *random.Random(4).sample(range(n), 30)]:
+        played = 0
+        frame = service.replay(gid, k)
+        assert played < step, (k, played, step)
+        monkeypatch.setattr(Game, "play", real)
+        want = service.session(gid).view(record.replay(k), final=True)
+        monkeypatch.setattr(Game, "play", counted)
+        assert frame["rows"] == want["rows"] and frame["flags"] == want["flags"], k
+        assert frame["outcome"] == want["outcome"] and frame["move"] == frame["moves"] == k
+    assert len(service.session(gid).frames) <= REPLAY_FRAMES
+
+
+def test_an_export_is_made_once_and_counted_in_the_memory_held() -> None:
+    service = Service(limits=SCRIPT)
+    gid = _finished_long_game(service, 3000)
+    held = service.cached_bytes
+    first = service.export(gid)
+    assert service.cached_bytes >= held + len(first)
+    assert service.export(gid) is first
+
+
+def test_an_odd_seed_is_stored_and_read_back(store_url: str) -> None:
+    store = open_store(store_url)
+    try:
+        service = Service(store, limits=SCRIPT)
+        gid = service.new_game(preset="beginner", seed="\ud800x")["id"]
+        service._play(gid, "reveal", 40, None, None)
+        service._forget(gid)
+        assert service.session(gid).game.seed == "\ud800x"
+    finally:
+        store.close()
