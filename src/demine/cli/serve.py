@@ -31,8 +31,8 @@ def add_serve(sub: Any) -> None:
         help="requests one client may make, KIND one of games, moves, hints, analyses (and "
         "reviews), records, views (and replay frames), exports, RATE like 600/minute, "
         "20/second;1200/minute (both at once) or off (defaults: games 5/second;60/minute, moves "
-        "30/second;1200/minute, hints 20/second;600/minute, analyses and records 5/second;120/minute, "
-        "views 30/second;1800/minute, exports 2/second;60/minute); repeat for several",
+        "30/second;1200/minute, hints 20/second;600/minute, analyses 5/second;120/minute, records "
+        "10/second;300/minute, views 30/second;1800/minute, exports 2/second;60/minute); repeat for several",
     )
     p.add_argument(
         "--trust-proxy",
