@@ -8,6 +8,33 @@ from typing import Any
 from demine.cli import positive_int
 from demine.errors import DemineError
 
+_UNITS = {"": 1, "B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def byte_size(text: str) -> int:
+    """An argparse type: a size in bytes, with an optional K, M, G or T (powers of 1024; a
+    trailing B or iB is allowed): ``64M``, ``2G``, ``1.5GiB``, ``500000``."""
+    t = text.strip().upper().removesuffix("IB").removesuffix("B")
+    unit = t[-1:] if t[-1:] in _UNITS else ""
+    try:
+        value = float(t[: len(t) - len(unit)] if unit else t)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size like 64M or 2G") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"a size must be positive, got {text!r}")
+    return max(1, round(value * _UNITS[unit]))
+
+
+def days(text: str) -> float:
+    """An argparse type: a positive number of days (fractions allowed), returned in seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of days") from None
+    if not 0 < value < 1e6:
+        raise argparse.ArgumentTypeError(f"days must be positive, got {text!r}")
+    return value * 86400.0
+
 
 def add_serve(sub: Any) -> None:
     p = sub.add_parser("serve", help="play in the browser with hints, and analyse positions (the web extra)")
@@ -67,6 +94,36 @@ def add_serve(sub: Any) -> None:
     )
     p.add_argument("--max-moves", type=positive_int, default=20_000, help="moves one game may hold")
     p.add_argument(
+        "--idle-expiry",
+        type=days,
+        default=7 * 86400.0,
+        metavar="DAYS",
+        help="days after its last move an unfinished game is deleted (default 7)",
+    )
+    p.add_argument(
+        "--finished-expiry",
+        type=days,
+        default=30 * 86400.0,
+        metavar="DAYS",
+        help="days after its end a finished game is deleted (default 30)",
+    )
+    p.add_argument(
+        "--max-db-size",
+        type=byte_size,
+        default=2 << 30,
+        metavar="SIZE",
+        help="the games file is kept under this size, the oldest finished games deleted first "
+        "(default 2G; K, M, G as powers of 1024)",
+    )
+    p.add_argument(
+        "--memory",
+        type=byte_size,
+        default=64 << 20,
+        metavar="SIZE",
+        help="memory for the games kept in memory in each server process, their cached hints, "
+        "reviews and replays included; the least recently used leave first (default 64M)",
+    )
+    p.add_argument(
         "--processes",
         type=positive_int,
         default=1,
@@ -96,6 +153,10 @@ def cmd_serve(ns: argparse.Namespace) -> int:
         trust_proxy=ns.trust_proxy,
         proxy_hops=ns.proxy_hops,
         max_moves=ns.max_moves,
+        idle_expiry=ns.idle_expiry,
+        finished_expiry=ns.finished_expiry,
+        max_db_bytes=ns.max_db_size,
+        cache_bytes=ns.memory,
         request_timeout=ns.request_timeout,
         max_connections=ns.max_connections,
         connections_per_client=ns.connections_per_client,

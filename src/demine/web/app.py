@@ -397,6 +397,25 @@ def app_from_environment() -> FastAPI:
     return create_app(settings["db"], settings["workers"], ServeLimits(**settings["limits"]))
 
 
+def _size(n: int | None) -> str:
+    """Bytes as ``serve`` prints them: 64 MiB, 2 GiB, 1.5 KiB."""
+    if n is None:
+        return "no size limit"
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.4g} {unit}"
+    return f"{n} bytes"
+
+
+def _make_folder(path: Path) -> None:
+    """Make the games file's folder, or say clearly why it cannot be (a file where a folder of
+    the path should be)."""
+    for folder in (path.parent, *path.parent.parents):
+        if folder.exists() and not folder.is_dir():
+            raise DemineError(f"cannot keep the games in {path}: {folder} is a file, not a folder")
+    path.parent.mkdir(parents=True, exist_ok=True)
+
+
 def serve(
     host: str = "127.0.0.1",
     port: int = 8000,
@@ -414,7 +433,7 @@ def serve(
 
     where = str(db) if db is not None else str(default_db())
     if not where.startswith(("postgresql://", "postgres://")):
-        Path(where).parent.mkdir(parents=True, exist_ok=True)
+        _make_folder(Path(where))
     if workers is None:
         cpus = os.cpu_count() or 1
         workers = cpus if cpus > 1 else 0
@@ -422,10 +441,19 @@ def serve(
         # results from the hint workers arrive on a helper thread: hand it the GIL sooner than the
         # default 5 ms, or each request waits for the event loop's time slice to run out
         sys.setswitchinterval(0.0005)
-    store = open_store(where)  # a wrong address fails here, before any process starts
-    shown = store.describe()
-    store.close()
+    store = open_store(where)  # a wrong address or a damaged file fails here, before any process starts
+    try:
+        store.check()
+        shown = store.describe()
+    finally:
+        store.close()
     print(f"demine: games in {shown}, {workers} hint workers; open http://{host}:{port}/", flush=True)
+    print(
+        f"demine: unfinished games expire after {limits.idle_expiry / 86400:g} days without a move, "
+        f"finished ones after {limits.finished_expiry / 86400:g} days; the games are kept under "
+        f"{_size(limits.max_db_bytes)}; memory for games {_size(limits.cache_bytes)} a process",
+        flush=True,
+    )
     rates = ", ".join(f"{k} {getattr(limits, k) or 'unlimited'}" for k in KINDS)
     proxy = (
         f"by the X-Forwarded-For entry {limits.proxy_hops} from the right"

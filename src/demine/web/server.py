@@ -131,6 +131,16 @@ class GuardedH11(H11Protocol):
         self._disarm()
         super().connection_lost(exc)
 
+    def send_400_response(self, msg: str) -> None:
+        """uvicorn's own 400 (a request h11 cannot parse: a bad Content-Length or chunk size, no
+        Host header, raw bytes outside ASCII in the path), in the API's error shape with the
+        security headers instead of plain text; the connection is closed, as uvicorn does."""
+        self._disarm()
+        if self.cycle is None or not self.cycle.response_started:
+            error = f"the request is not valid HTTP/1.1 ({msg.rstrip('.').lower()})"
+            self.transport.write(_raw_answer(400, "Bad Request", error, []))
+        self.transport.close()
+
     def _too_slow(self) -> None:
         self._deadline = None
         if self.transport.is_closing():

@@ -146,7 +146,9 @@ def open_store(db: str | Path = ":memory:") -> Store:
     try:
         return Store(db)
     except (sqlite3.Error, StoreUnavailable) as e:
-        raise DemineError(f"cannot use {db} as the games file: {e}") from None
+        damaged = isinstance(e, sqlite3.DatabaseError) and not isinstance(e, sqlite3.OperationalError)
+        advice = ": restore it from a backup, or move it away to start with an empty one" if damaged else ""
+        raise DemineError(f"cannot use {db} as the games file ({e}){advice}") from None
 
 
 class Store:
@@ -179,6 +181,21 @@ class Store:
             if self.closed:
                 self._open()
                 self.closed = False
+
+    def check(self) -> None:
+        """Refuse a damaged database with a clear message (:class:`~demine.errors.DemineError`):
+        SQLite's ``quick_check``, which reads every page (O(file size); run once, at start)."""
+        try:
+            with self._lock:
+                rows = self._db.execute("PRAGMA quick_check(5)").fetchall()
+        except sqlite3.Error as e:
+            rows = [(str(e),)]
+        problems = [str(r[0]) for r in rows if r[0] != "ok"]
+        if problems:
+            raise DemineError(
+                f"the games file {self.path} is damaged ({'; '.join(problems)[:300]}): restore it "
+                "from a backup, or move it away to start with an empty one"
+            )
 
     def _open(self) -> None:
         self._db = sqlite3.connect(

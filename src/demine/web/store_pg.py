@@ -109,6 +109,9 @@ class PostgresStore(Store):
         except psycopg.Error as e:
             raise StoreUnavailable(f"the database refused a write: {_first_line(e)}") from e
 
+    def check(self) -> None:
+        """(PostgreSQL checks its own pages.)"""
+
     def size(self) -> int:
         """The bytes of the games stored (their rows; what the tables hold after ``VACUUM FULL``,
         indexes aside)."""
