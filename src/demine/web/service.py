@@ -510,8 +510,8 @@ class Service:
     async def review(self, game_id: str) -> dict[str, Any]:
         """The review of a finished game as the store holds it, computed once in the lane of
         reviews. A review not ready within ``limits.review_wait`` seconds goes on in the
-        background, and the answer says it is being prepared (``{"preparing": true, ...}``): ask again later. (A long game on a big
-        board takes minutes: every move is analysed.)"""
+        background, and the answer says it is being prepared (``{"preparing": true, ...}``): ask
+        again later. (A long game on a big board takes minutes: every move is analysed.)"""
         self._fresh(game_id)
         with self._locked(game_id) as s:
             g = s.game
