@@ -21,7 +21,7 @@ from demine.bench import (
 )
 from demine.bench.records import append_result, read_records
 from demine.bench.stats import FORCED_NOTE
-from demine.cli.needs import bench_outputs
+from demine.cli.needs import bench_outputs, writable_file
 from demine.engine.formats import Board, read_boards
 from demine.engine.game import Game
 from demine.engine.grid import PRESETS, RULES, check_mines, default_start, parse_cell, parse_size
@@ -67,6 +67,8 @@ def _rich_console(stderr: bool = False) -> Any | None:
 def cmd_new(ns: argparse.Namespace) -> int:
     width, height, mines = parse_size(ns.size, ns.rule)
     start = parse_cell(ns.start, width, height) if ns.start else default_start(width, height, ns.rule)
+    if ns.record:
+        writable_file(ns.record, "--record")
     if ns.no_guess:
         from demine.analysis.noguess import NoGuessBoard, no_guess_game
 
@@ -91,6 +93,10 @@ def cmd_new(ns: argparse.Namespace) -> int:
     game.reveal(start)
     for b in made if ns.no_guess else ():
         print(b.describe(), file=sys.stderr)
+    if ns.record:
+        from demine.engine.formats import GameRecord
+
+        GameRecord.from_game(game).save(ns.record)
     if ns.board:
         print(json.dumps(Board.from_game(game).to_json()))
     else:
@@ -405,6 +411,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rule", choices=RULES, default="safe", help="first-click rule (default: safe)")
     p.add_argument("--start", help="first click as ROW,COL (default: the rule's usual cell)")
     p.add_argument("--board", action="store_true", help="print the layout as a board-file line instead")
+    p.add_argument("--record", metavar="FILE", help="also write the game so far as a game record")
     _add_no_guess(p)
     p.add_argument(
         "--no-guess-seconds",
@@ -509,9 +516,11 @@ def _add_more(sub: Any) -> None:
     add_render(sub)
     add_replay(sub)
 
+    from demine.cli.play import add_play
     from demine.cli.review import add_review
 
     add_review(sub)
+    add_play(sub)
 
     from demine.cli.serve import add_serve
 
