@@ -258,6 +258,8 @@ def test_a_record_on_the_server_is_reached_only_with_its_token(browser: Any, liv
     start(page, server, "46")
     third = finish_lost(page, app)
     expect(page.locator("#record-msg")).to_contain_text("kept in this browser meanwhile")
+    page.wait_for_timeout(500)  # and it stays said (reading the record again fails too)
+    expect(page.locator("#record-msg")).to_contain_text("kept in this browser meanwhile")
     kept = page.evaluate(
         """() => new Promise((resolve, reject) => {
           const r = indexedDB.open("demine");

@@ -165,13 +165,14 @@ function render() {
     `Your games, newest first (${Math.min(state.shown, newest.length)} of ${newest.length} shown)`;
 }
 
-async function reload() {
+// Read the record again and show it; `quiet`: a failure keeps the message shown (it says why).
+async function reload(quiet = false) {
   const store = chosen();
   try {
     state.records = await store.list();
   } catch (e) {
     state.records = [];
-    say(store.where === "server"
+    if (!quiet) say(store.where === "server"
       ? `Your record on the server cannot be read: ${e.message}. Use your token again, or keep it in this browser.`
       : `This browser's store cannot be read: ${e.message}`, true);
   }
@@ -180,10 +181,12 @@ async function reload() {
 
 async function onEnded(ev) {
   const store = chosen();
+  let failed = false;
   try {
     const rec = await store.add(ev.detail.game);
     say(rec ? `Game recorded (${store.where === "server" ? "on the server" : "in this browser"}).` : "");
   } catch (e) {
+    failed = true;
     if (store.where === "server") {
       // kept in this browser meanwhile, so the game is not lost; sent again with the next game
       await browserStore.add(ev.detail.game).catch(() => null);
@@ -193,7 +196,7 @@ async function onEnded(ev) {
       say(`This game could not be recorded: ${e.message}`, true);
     }
   }
-  await reload();
+  await reload(failed);
 }
 
 async function switchTo(where) {
