@@ -5,6 +5,7 @@ seed plays; replays and exports are bounded. The real-process cases are in test_
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import random
 import sqlite3
@@ -299,3 +300,43 @@ def test_an_odd_seed_is_stored_and_read_back(store_url: str) -> None:
         assert service.session(gid).game.seed == "\ud800x"
     finally:
         store.close()
+
+
+# ---------------------------------------------------------------------- 8. the memory bound
+def test_a_big_games_weight_is_what_it_holds_its_hints_included() -> None:
+    import tracemalloc
+
+    from demine.web.service import quick_hints
+    from demine.web.session import Session
+
+    service = Service(limits=SCRIPT)
+    gid = service.new_game(width=100, height=100, mines=2000, seed=3)["id"]
+    asyncio.run(service.move(gid, "reveal", 50, 50, with_hints=True))
+    row = service.store.load(gid)
+    assert row is not None
+    tracemalloc.start()
+    try:
+        s = Session.restore(row)
+        s.keep_hints(len(s.game.moves), quick_hints(s.game.position()))
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert s.hints_cache is not None and len(s.hints_cache[1]["probabilities"]) == 10_000
+    # measured: about 130 KB, two thirds of it the hints; the weight says within a quarter of it
+    assert 0.75 * held <= s.weight() <= 1.25 * held, (s.weight(), held)
+
+
+def test_the_memory_bound_holds_with_the_hints_of_big_boards() -> None:
+    limit = 2 << 20
+    service = Service(limits=dataclasses.replace(SCRIPT, cache_bytes=limit))
+
+    async def play() -> None:
+        for i in range(30):
+            gid = service.new_game(width=100, height=100, mines=2000, seed=i)["id"]
+            await service.move(gid, "reveal", 50, 50, with_hints=True)
+
+    asyncio.run(play())
+    kept = list(service._cache.values())
+    assert service.cached_bytes == sum(s.weight() for s in kept) <= limit
+    assert sum(s.hints_cache is not None for s in kept) >= 10
+    assert len(kept) < 30  # the hints count: 30 such games are over 2 MB

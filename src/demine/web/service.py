@@ -228,17 +228,26 @@ class Service:
             self._cache.move_to_end(s.id)
             self._cached_bytes += s.weight() - self._weights.get(s.id, 0)
             self._weights[s.id] = s.weight()
-            while len(self._cache) > 1 and (
-                len(self._cache) > CACHE_GAMES or self._cached_bytes > self.limits.cache_bytes
-            ):
-                self._drop(next(iter(self._cache)))  # the least recently used
+            self._evict()
+
+    def _evict(self) -> None:
+        """(Under the cache lock.) The least recently used games leave while the memory held is
+        over ``limits.cache_bytes`` (or the count over :data:`CACHE_GAMES`); the last one stays."""
+        while len(self._cache) > 1 and (
+            len(self._cache) > CACHE_GAMES or self._cached_bytes > self.limits.cache_bytes
+        ):
+            self._drop(next(iter(self._cache)))
 
     def _reweigh(self, s: Session) -> None:
-        """Count a session's growth (a move) in the memory held."""
+        """Count a session's growth (a move, hints kept, a review, an export) in the memory held;
+        other games leave if it is now over the bound."""
         with self._cache_lock:
             if s.id in self._weights:
                 self._cached_bytes += s.weight() - self._weights[s.id]
                 self._weights[s.id] = s.weight()
+                if s.id in self._cache:
+                    self._cache.move_to_end(s.id)
+                self._evict()
 
     @property
     def cached_bytes(self) -> int:
