@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import random
 import resource
+import shlex
+import shutil
 import socket
 import subprocess
 import sys
@@ -44,12 +46,16 @@ def _serve_cmd(port: int, db: Path | str, *more: str) -> list[str]:
 
 @contextmanager
 def _server(
-    db: Path, *more: str, preexec: Callable[[], None] | None = None
+    db: Path, *more: str, preexec: Callable[[], None] | None = None, tmpfs: str | None = None
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """A ``demine serve`` process; with ``tmpfs`` (a size), its games file's folder is a tmpfs of
+    that size mounted in a mount namespace of its own (``unshare``)."""
     port = _free_port()
-    proc = subprocess.Popen(
-        _serve_cmd(port, db, *more), stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=preexec
-    )
+    cmd = _serve_cmd(port, db, *more)
+    if tmpfs is not None:
+        mount = f"mount -t tmpfs -o size={tmpfs} tmpfs {shlex.quote(str(db.parent))}"
+        cmd = ["unshare", "-rm", "sh", "-c", f"{mount} && exec {shlex.join(cmd)}"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=preexec)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -84,14 +90,30 @@ def _call(url: str, body: dict[str, Any] | None = None) -> tuple[int, dict[str, 
 
 
 # ---------------------------------------------------------------------- a full disk
-def test_on_a_full_disk_a_move_answers_503_and_the_layout_stays_hidden(tmp_path: Path) -> None:
-    limit = 192 * 1024
+def _tmpfs_missing(where: Path) -> str | None:
+    """Why a tmpfs cannot be mounted in a namespace of its own here, or None."""
+    if shutil.which("unshare") is None:
+        return "no unshare"
+    r = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", f"mount -t tmpfs -o size=64k tmpfs {shlex.quote(str(where))}"],
+        capture_output=True,
+    )
+    return None if r.returncode == 0 else f"cannot mount a tmpfs: {r.stderr.decode().strip()}"
 
-    def small_files() -> None:  # the server may write no file past this size: a full disk for it
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
+def _small_files() -> None:  # the server may write no file past 192 KiB: a full disk for it
+    resource.setrlimit(resource.RLIMIT_FSIZE, (192 * 1024, 192 * 1024))
+
+
+@pytest.mark.parametrize("disk", ["file-size limit", "small tmpfs"])
+def test_on_a_full_disk_a_move_answers_503_and_the_layout_stays_hidden(tmp_path: Path, disk: str) -> None:
+    folder = tmp_path / "disk"
+    folder.mkdir()
+    if disk == "small tmpfs" and (why := _tmpfs_missing(folder)) is not None:
+        pytest.skip(why)
+    how: dict[str, Any] = {"preexec": _small_files} if disk == "file-size limit" else {"tmpfs": "256k"}
     seed = "full disk"
-    with _server(tmp_path / "games.db", preexec=small_files) as (url, proc):
+    with _server(folder / "games.db", **how) as (url, proc):
         status, v, _ = _call(url + "/api/games", {"preset": "expert", "seed": seed})
         assert status == 200
         gid = v["id"]
