@@ -3,7 +3,9 @@ Debian's Chromium at /usr/bin/chromium).
 
 Plays intermediate, zero rule, seed 31 with the hint button (a game the hints win), taking a picture
 with hints and a flag on the way, one of the won game and one of its review (a guess picked from
-the marks); then the analysis board with the probability overlay on a pasted position.
+the marks); then the analysis board with the probability overlay on a pasted position. Then the
+same game part-played on a phone ("iPhone 13", touch) in the light and the dark theme, a hinted
+cell's reason read by a tap, and on a desktop in the dark theme with probabilities on.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import time
 from pathlib import Path
 
 import uvicorn
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import Page, sync_playwright
 
 from demine.web.app import create_app
 
@@ -45,6 +47,37 @@ HHHHHHHHHHHHHHHH
 """
 
 
+# the page and the board's own box scrolled back to their top left
+TOP = "document.getElementById('board-wrap').scrollTo(0, 0); window.scrollTo(0, 0)"
+
+
+def part_played(page: Page, url: str, touch: bool) -> Page:
+    """Intermediate, zero rule, seed 31, 25 moves of the hint button, hints on, a reason read."""
+    page.goto(url)
+    page.wait_for_selector("#board .cell >> nth=479")
+    page.select_option("#preset", "intermediate")
+    page.select_option("#rule", "zero")
+    page.fill("#seed", "31")
+    page.click("#new")
+    page.wait_for_selector("#board .cell >> nth=255")
+    page.check("#hints-toggle")
+    for _ in range(25):
+        page.click("#hint-btn")
+        pick = page.locator("#board .cell.pick")
+        pick.wait_for()
+        pick.click()
+        page.wait_for_timeout(80)
+    mine = page.locator("#board .cell.hint-mine").first
+    mine.evaluate("e => e.scrollIntoView({block: 'center', inline: 'center'})")
+    if touch:
+        mine.tap()  # reads why: the cell stays shut
+    else:
+        mine.hover()
+    page.wait_for_timeout(300)
+    page.evaluate("window.scrollTo(0, document.getElementById('board-wrap').offsetTop - 260)")
+    return page
+
+
 def main() -> None:
     server = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=8791, log_level="warning"))
     threading.Thread(target=server.run, daemon=True).start()
@@ -74,18 +107,21 @@ def main() -> None:
                 page.wait_for_timeout(300)
                 page.click("#hint-btn")
                 page.wait_for_timeout(300)
+                page.evaluate(TOP)
                 page.screenshot(path=str(HERE / "game-hints.png"))
                 shot = True
                 pick = page.locator("#board .cell.pick")
             pick.click()
             page.wait_for_timeout(50)
+        page.evaluate(TOP)
         page.screenshot(path=str(HERE / "game-won.png"))
         page.click("#review-btn")
         page.wait_for_selector("#review-marks button")
         page.locator("#review-marks button").first.click()
         page.wait_for_selector("#board .cell.rv-played")
         page.set_viewport_size({"width": 760, "height": 1100})
-        page.screenshot(path=str(HERE / "game-review.png"), full_page=True)
+        page.evaluate(TOP)
+        page.screenshot(path=str(HERE / "game-review.png"))
         page.set_viewport_size({"width": 760, "height": 760})
         page.click("#tab-analyse")
         page.fill("#an-text", POSITION)
@@ -94,6 +130,17 @@ def main() -> None:
         page.locator('#an-board .cell[data-r="4"][data-c="2"]').hover()
         page.wait_for_timeout(200)
         page.screenshot(path=str(HERE / "analysis-probabilities.png"))
+        for scheme in ("light", "dark"):
+            phone = dict(p.devices["iPhone 13"])
+            phone.pop("default_browser_type", None)
+            ctx = browser.new_context(**phone, color_scheme=scheme)
+            part_played(ctx.new_page(), url, touch=True).screenshot(path=str(HERE / f"phone-{scheme}.png"))
+            ctx.close()
+        ctx = browser.new_context(viewport={"width": 1000, "height": 760}, color_scheme="dark")
+        page = part_played(ctx.new_page(), url, touch=False)
+        page.check("#prob-toggle")
+        page.wait_for_selector("#board .cell.covered:not(.hint-safe):not(.hint-mine) .pct")
+        page.screenshot(path=str(HERE / "desktop-dark.png"))
         browser.close()
     server.should_exit = True
 

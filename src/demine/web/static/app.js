@@ -15,6 +15,7 @@
 //   app.js       this file: wires the modules together and starts
 
 import { analysisKeys, setupAnalysis } from "./analysis.js";
+import { fitWrap } from "./board.js";
 import { loadGame, newGame } from "./game.js";
 import { playKeys, setupPlay } from "./input.js";
 import { restoreSettings, watchSettings } from "./settings.js";
@@ -26,6 +27,7 @@ function showTab(name) {
     $(t).hidden = t !== name;
     $(`tab-${t}`).setAttribute("aria-selected", String(t === name));
   }
+  fitWrap($(name === "play" ? "board" : "an-board"));  // its box was measured while hidden
 }
 
 restoreSettings();

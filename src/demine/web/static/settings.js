@@ -2,6 +2,7 @@
 // game's board, rule and no-guess mode, the Hints and Probabilities switches, the cell size, the
 // long-press delay, the theme and the palette.
 
+import { fitWrap } from "./board.js";
 import { $ } from "./util.js";
 
 const KEY = "demine-settings";
@@ -56,7 +57,10 @@ export function applyLook() {
   const t = $("theme").value;
   document.documentElement.dataset.theme = t === "auto" ? (dark.matches ? "dark" : "light") : t;
   document.documentElement.dataset.palette = $("palette").value;
-  for (const id of ["board", "an-board"]) $(id).style.setProperty("--cell", `${$("cell-size").value}px`);
+  for (const id of ["board", "an-board"]) {
+    $(id).style.setProperty("--cell", `${$("cell-size").value}px`);
+    fitWrap($(id));
+  }
 }
 
 export function watchSettings() {
@@ -66,6 +70,7 @@ export function watchSettings() {
     $(id).addEventListener("input", applyLook);
   }
   dark.addEventListener("change", applyLook);
+  window.addEventListener("resize", () => { fitWrap($("board")); fitWrap($("an-board")); });
   $("fit").addEventListener("click", () => {
     // the biggest cells that show the whole width of the board (not below 12 px)
     const board = $("board");
