@@ -13,6 +13,7 @@
 
 import { api } from "./api.js";
 import { cellAt, drawBoard, probMap } from "./board.js";
+import { touchCellSize } from "./settings.js";
 import { $, key, bestText, download, b64bytes } from "./util.js";
 
 export const play = {
@@ -158,6 +159,7 @@ export function setView(v, nav = "none") {
     $("link").href = url.href;
     $("link").textContent = url.href;
     matchControls(v);
+    touchCellSize(v.width);
   }
   const badge = $("no-guess-badge");
   badge.hidden = !v.no_guess;

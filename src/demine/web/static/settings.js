@@ -25,8 +25,10 @@ function stored() {
   }
 }
 
+let sizedByPlayer = false;  // the cell size was chosen (slider or Fit), not the touch default
+
 export function saveSettings() {
-  const out = {};
+  const out = { sizedByPlayer };
   for (const [name, [id, prop]] of Object.entries(FIELDS)) out[name] = $(id)[prop];
   try { localStorage.setItem(KEY, JSON.stringify(out)); } catch { /* storage off: not kept */ }
 }
@@ -36,13 +38,26 @@ export function restoreSettings() {
   $("cell-size").value = touchFirst ? 40 : 26;  // touch: cells a finger can hit (>= 32 px)
   const s = stored();
   for (const [name, [id, prop]] of Object.entries(FIELDS)) {
-    if (s[name] === undefined) continue;
+    if (s[name] === undefined || (name === "cellSize" && !s.sizedByPlayer)) continue;
     const el = $(id);
     if (el.tagName === "SELECT" && ![...el.options].some((o) => o.value === s[name])) continue;
     el[prop] = s[name];
   }
+  sizedByPlayer = Boolean(s.sizedByPlayer);
   $("custom").hidden = $("preset").value !== "custom";
   applyLook();
+}
+
+// On a touch screen, until the player picks a size: cells as big as fit the screen's width,
+// between 32 and 44 px (a finger's target; a board wider than that pans).
+export function touchCellSize(cols) {
+  if (!touchFirst || sizedByPlayer) return;
+  const room = $("board-wrap").clientWidth || window.innerWidth - 32;
+  const size = Math.max(32, Math.min(44, Math.floor((room - 5) / cols) - 1));
+  if (Number($("cell-size").value) !== size) {
+    $("cell-size").value = size;
+    applyLook();
+  }
 }
 
 export function longPressMs() {
@@ -65,6 +80,7 @@ export function applyLook() {
 
 export function watchSettings() {
   for (const [id] of Object.values(FIELDS)) $(id).addEventListener("change", saveSettings);
+  $("cell-size").addEventListener("change", () => { sizedByPlayer = true; saveSettings(); });
   for (const id of ["theme", "palette", "cell-size"]) {
     $(id).addEventListener("change", applyLook);
     $(id).addEventListener("input", applyLook);
@@ -77,6 +93,7 @@ export function watchSettings() {
     const cols = Number(board.getAttribute("aria-colcount")) || 1;
     const room = $("board-wrap").clientWidth - 8 - (cols - 1);
     $("cell-size").value = Math.max(12, Math.min(56, Math.floor(room / cols)));
+    sizedByPlayer = true;
     applyLook();
     saveSettings();
   });
