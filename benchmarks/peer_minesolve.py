@@ -214,6 +214,9 @@ class PeerGame:
     """As demine's bench reports a game (``ms``: the time inside ``ms_solve``)."""
     wall_ms: float
     """The game's wall time, the Python that applies the moves included."""
+    cpu_ms: float
+    """The process's CPU time inside ``ms_solve`` (less disturbed by other processes than wall
+    time on a shared machine)."""
     fallbacks: int
     """Turns where its search hit its budget and it fell back to the safest cell."""
     guesses: list[int]
@@ -227,15 +230,16 @@ def play_peer(ms: MineSolve, spec: GameSpec, depth: int, on_turn: Any = None) ->
     game = spec.game()
     ms.new_board(spec.width, spec.height, spec.mines)
     ms.opened(game, game.reveal(spec.start))
-    solve_s, moves, fallbacks = 0.0, 1, 0
+    solve_s, cpu_s, moves, fallbacks = 0.0, 0.0, 1, 0
     guesses: list[int] = []
     n = spec.width * spec.height
     while not game.over:
         if on_turn is not None:
             on_turn(game)
-        t1 = time.perf_counter()
+        t1, c1 = time.perf_counter(), time.process_time()
         status, move = ms.solve(depth)
         solve_s += time.perf_counter() - t1
+        cpu_s += time.process_time() - c1
         if status not in (MS_OK, MS_OK_FALLBACK):
             raise PeerError(f"game {spec.index}: ms_solve returned {STATUS_NAMES[status]}")
         fallbacks += status == MS_OK_FALLBACK
@@ -259,7 +263,8 @@ def play_peer(ms: MineSolve, spec: GameSpec, depth: int, on_turn: Any = None) ->
             moves += 1
     ms_ = solve_s * 1000.0
     wall = (time.perf_counter() - t0) * 1000.0
-    return PeerGame(GameResult(spec.index, game.won, moves, len(guesses), ms_), wall, fallbacks, guesses)
+    result = GameResult(spec.index, game.won, moves, len(guesses), ms_)
+    return PeerGame(result, wall, cpu_s * 1000.0, fallbacks, guesses)
 
 
 # ---------------------------------------------------------------------------------------- players
@@ -341,9 +346,12 @@ def run(
                         g = play_peer(ms, sp, c.depth)
                         r = g.result
                         extra |= {"wall_ms": round(g.wall_ms, 3), "fallbacks": g.fallbacks}
+                        extra["cpu_ms"] = round(g.cpu_ms, 3)
                     else:
                         assert c.spec is not None
+                        c0 = time.process_time()
                         r = play_game(sp, c.spec)
+                        extra["cpu_ms"] = round((time.process_time() - c0) * 1000.0, 3)
                     done[c.label][r.index] = (r, extra)
                     if c.label in files:
                         append_result(files[c.label], c.label, r, **extra)
@@ -382,6 +390,11 @@ def summary(label: str, games: Sequence[tuple[GameResult, dict[str, Any]]]) -> d
         "ms_p99": quantile(ms, 0.99),
         "ms_max": max(ms),
     }
+    cpu = [e["cpu_ms"] for _, e in games if "cpu_ms" in e]
+    if cpu:
+        out["cpu_ms_mean"] = sum(cpu) / len(cpu)
+        out["cpu_ms_median"] = quantile(cpu, 0.5)
+        out["cpu_games"] = len(cpu)
     walls = [e["wall_ms"] for _, e in games if "wall_ms" in e]
     if walls:
         out["wall_ms_mean"] = sum(walls) / len(walls)
@@ -401,7 +414,16 @@ def pairs(
             pr = paired(a.label, ra, b.label, rb)
             ma, mb = sum(r.ms for r in ra) / n, sum(r.ms for r in rb) / n
             medians = quantile([r.ms for r in ra], 0.5) / quantile([r.ms for r in rb], 0.5)
-            out.append({**pr.to_json(), "mean_ms_ratio": ma / mb, "median_ms_ratio": medians})
+            row = {**pr.to_json(), "mean_ms_ratio": ma / mb, "median_ms_ratio": medians}
+            both = [
+                (ea["cpu_ms"], eb["cpu_ms"])
+                for (_, ea), (_, eb) in zip(results[a.label][:n], results[b.label][:n], strict=True)
+                if "cpu_ms" in ea and "cpu_ms" in eb
+            ]
+            if both:  # (on the boards where both times were kept)
+                row["mean_cpu_ratio"] = sum(x for x, _ in both) / sum(y for _, y in both)
+                row["cpu_games"] = len(both)
+            out.append(row)
     return out
 
 
@@ -412,7 +434,7 @@ def print_report(rows: list[dict[str, Any]], prs: list[dict[str, Any]], rule: st
     )
     print(
         f"{'player':<26}{'games':>7}{'win %':>8}{'95% CI':>16}"
-        f"{'ms mean':>10}{'median':>9}{'p99':>9}{'max':>10}"
+        f"{'ms mean':>10}{'median':>9}{'p99':>9}{'max':>10}{'CPU mean':>10}"
     )
     for r in rows:
         lo, hi = r["ci95"]
@@ -420,12 +442,18 @@ def print_report(rows: list[dict[str, Any]], prs: list[dict[str, Any]], rule: st
         print(
             f"{r['player']:<26}{r['games']:>7}{100 * r['win_rate']:>8.2f}{ci:>16}"
             f"{r['ms_mean']:>10.2f}{r['ms_median']:>9.2f}{r['ms_p99']:>9.1f}{r['ms_max']:>10.1f}"
+            f"{r.get('cpu_ms_mean', float('nan')):>10.2f}"
         )
     for p in prs:
         print(
             f"{p['a']} vs {p['b']} on {p['games']} boards: wins {p['wins_a']} - {p['wins_b']}, "
             f"only {p['a']} {p['only_a']}, only {p['b']} {p['only_b']}, sign test p = {p['p_value']:.3g}; "
             f"ms ratio mean {p['mean_ms_ratio']:.2f}, median {p['median_ms_ratio']:.2f}"
+            + (
+                f", CPU time ratio {p['mean_cpu_ratio']:.2f} ({p['cpu_games']} boards)"
+                if "mean_cpu_ratio" in p
+                else ""
+            )
         )
 
 
