@@ -156,13 +156,14 @@ def main() -> None:
     ap.add_argument("--taps", type=int, default=100, help="taps on expert")
     ap.add_argument("--big-taps", type=int, default=40, help="taps on 100x100")
     ap.add_argument("--hints", action="store_true", help="with the Hints switch on")
+    ap.add_argument("--device", default="Pixel 7", help="a Playwright device with touch (default: Pixel 7)")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         proc, url = start_server(folder)
         try:
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-                device = dict(p.devices["Pixel 7"])
+                device = dict(p.devices[a.device])
                 device.pop("default_browser_type", None)
                 ctx = browser.new_context(**device)
                 page = ctx.new_page()
