@@ -195,6 +195,7 @@ def test_a_reload_keeps_the_switches_and_back_returns_to_the_previous_game(page:
     page.check("#hints-toggle")
     page.check("#prob-toggle")
     page.select_option("#theme", "dark")
+    page.select_option("#palette", "cb")  # colour-blind safe: safe cells blue, not green
     page.get_by_role("button", name="New game").click()
     expect(page.locator("#no-guess-badge")).to_be_visible()
     second = game_id(page)
@@ -208,6 +209,9 @@ def test_a_reload_keeps_the_switches_and_back_returns_to_the_previous_game(page:
     expect(page.locator("#hints-toggle")).to_be_checked()
     expect(page.locator("#prob-toggle")).to_be_checked()
     expect(page.locator("html")).to_have_attribute("data-theme", "dark")
+    expect(page.locator("html")).to_have_attribute("data-palette", "cb")
+    safe = page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--safe')")
+    assert safe.strip() == "#0060a0"
     # Back: the game before, its menus with it (it had no no-guess)
     page.go_back()
     expect(page.locator("#link")).to_contain_text(first)
