@@ -4,9 +4,11 @@ request is counted under, connections held open by a slow client, and the proces
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import http.client
 import json
+import logging
 import os
 import resource
 import signal
@@ -328,3 +330,44 @@ def test_killing_the_parent_of_several_server_processes_ends_them_all_and_frees_
     # the port is free at once: a new server binds it and serves
     with serving(tmp_path, "--processes", "2", "--workers", "0", port=port) as (url, _):
         assert _status(url, "/api/games/nosuchgame") == 404
+
+
+def test_a_slowloris_from_many_addresses_meets_the_cap_below_the_open_file_limit(tmp_path: Path) -> None:
+    # 1,100 slow connections from 40 addresses (28 each: under the per-address cap) against 1,024
+    # open files: the process's cap (1,024 less 64) refuses the rest with 503 before the file
+    # limit is reached, the log stays short, and the players are served once the attack stops
+    _files(4 * 1100 + 200)
+    log = tmp_path / "server.log"
+    args = ("--workers", "0", "--request-timeout", "4")
+    with (
+        open(log, "wb") as err,
+        serving(tmp_path, *args, stderr=err, preexec_fn=_limit_files(1024)) as (url, proc),
+    ):
+        port = int(url.rsplit(":", 1)[1])
+        gid = json.loads(_body(url, "/api/games", {"preset": "beginner"}))["id"]
+        ended = _slowloris(port, [f"127.0.4.{k + 1}" for k in range(40)], 1100, 8.0)
+        after = _get_from(port, f"/api/games/{gid}", "127.0.0.2")
+        assert proc.poll() is None
+    assert ended["503"] > 0, ended  # past the cap: refused at once
+    assert after[0] == 200
+    assert log.stat().st_size < 4096, log.read_text()[:2000]
+
+
+def test_the_open_file_limits_report_is_one_line_a_minute(caplog: pytest.LogCaptureFixture) -> None:
+    from demine.web.server import _QuietAcceptErrors
+
+    quiet = _QuietAcceptErrors(every=60.0)
+    loop = asyncio.new_event_loop()
+    seen: list[dict[str, Any]] = []
+    loop.default_exception_handler = seen.append  # type: ignore[method-assign]
+    too_many = {"message": "socket.accept() out of system resource", "exception": OSError(24, "Too many")}
+    try:
+        with caplog.at_level(logging.WARNING, logger="demine.web"):
+            for _ in range(100):
+                quiet(loop, too_many)
+            quiet(loop, {"message": "something else"})
+    finally:
+        loop.close()
+    records = [r for r in caplog.records if r.name == "demine.web"]
+    assert len(records) == 1 and records[0].exc_info is None  # one line, no traceback
+    assert seen == [{"message": "something else"}]  # anything else as before
