@@ -468,7 +468,11 @@ def main() -> None:
     finally:
         if proc is not None:
             proc.terminate()
-            proc.wait(timeout=20)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:  # (a loaded machine: the shutdown was too slow)
+                proc.kill()
+                proc.wait()
         if tmp is not None:
             tmp.cleanup()
         if pg is not None:

@@ -304,6 +304,13 @@ def _descendants(pid: int) -> set[int]:
     return out
 
 
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()[:120]
+    except FileNotFoundError:
+        return "(gone)"
+
+
 def _alive(pid: int) -> bool:
     try:
         return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
@@ -325,8 +332,8 @@ def test_killing_the_parent_of_several_server_processes_ends_them_all_and_frees_
         deadline = time.monotonic() + 15
         while any(_alive(k) for k in kids) and time.monotonic() < deadline:
             time.sleep(0.2)
-        left = [k for k in kids if _alive(k)]
-    assert not left, f"{len(left)} of {len(kids)} processes outlived their parent"
+        left = {k: _cmdline(k) for k in kids if _alive(k)}
+    assert not left, f"{len(left)} of {len(kids)} processes outlived their parent: {left}"
     # the port is free at once: a new server binds it and serves
     with serving(tmp_path, "--processes", "2", "--workers", "0", port=port) as (url, _):
         assert _status(url, "/api/games/nosuchgame") == 404

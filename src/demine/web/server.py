@@ -13,9 +13,11 @@ die with their parent.
   ``Retry-After`` and closed at once, so the server never reaches the open-file limit by its
   clients' doing; if it does all the same, the event loop's "out of system resource" report is
   logged once a minute, in one line, not as a traceback per refused connection.
-- **Processes**: with ``--processes N`` each server process asks the kernel for SIGTERM when its
+- **Processes**: with ``--processes N`` each server process asks the kernel for SIGKILL when its
   parent (uvicorn's supervisor) dies, even by SIGKILL (``PR_SET_PDEATHSIG``), and its hint workers
-  follow it (:mod:`demine.web.workers`), so nothing holds the port after the parent is gone.
+  follow it (:mod:`demine.web.workers`), so nothing holds the port after the parent is gone. (Not
+  SIGTERM: a graceful shutdown waits for open connections, and a killed parent is no time to
+  wait; every move answered is on disk already, and one in flight is written whole or not at all.)
 """
 
 from __future__ import annotations
@@ -182,7 +184,7 @@ def quiet_accept_errors() -> None:
 PR_SET_PDEATHSIG = 1
 
 
-def die_with_parent(parent: int, sig: int = signal.SIGTERM) -> None:
+def die_with_parent(parent: int, sig: int = signal.SIGKILL) -> None:
     """Ask the kernel to send ``sig`` to this process when its parent dies (Linux; elsewhere
     nothing is done), and exit now if ``parent`` is gone already. Called from the main thread: the
     kernel ties the request to the thread that made it."""
