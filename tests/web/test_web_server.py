@@ -341,7 +341,7 @@ def test_killing_the_parent_of_several_server_processes_ends_them_all_and_frees_
 
 def test_a_slowloris_from_many_addresses_meets_the_cap_below_the_open_file_limit(tmp_path: Path) -> None:
     # 1,100 slow connections from 40 addresses (28 each: under the per-address cap) against 1,024
-    # open files: the process's cap (1,024 less 64) refuses the rest with 503 before the file
+    # open files: the process's cap (1,024 less 320) refuses the rest with 503 before the file
     # limit is reached, the log stays short, and the players are served once the attack stops
     _files(4 * 1100 + 200)
     log = tmp_path / "server.log"

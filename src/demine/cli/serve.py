@@ -84,7 +84,7 @@ def add_serve(sub: Any) -> None:
         "--max-connections",
         type=positive_int,
         help="connections open at once in each server process (default: what the open-file limit "
-        "allows, less 64); past it a new one gets 503",
+        "allows, less 320); past it a new one gets 503",
     )
     p.add_argument(
         "--connections-per-client",

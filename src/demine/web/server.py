@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
+import errno
 import json
 import logging
 import os
@@ -38,16 +39,21 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from demine.web.limits import ServeLimits
 
-#: Open files kept back from the connections: the games file and its journal, the workers' pipes,
-#: the logs, the listening socket, and the connection that is being refused.
-FILES_RESERVE = 64
+#: Connections accepted in one go (the listening socket's backlog): the event loop accepts up to
+#: this many before the first of them is counted, and a refused one holds its file until the
+#: loop's next turn, so the cap keeps twice this many files back.
+BACKLOG = 128
+#: Open files kept back from the connections besides those: the games file and its journal, the
+#: workers' pipes, the logs, the listening socket.
+FILES_RESERVE = 64 + 2 * BACKLOG
 
 log = logging.getLogger("demine.web")
 
 
 def max_connections(limits: ServeLimits) -> int:
     """The connections one server process keeps open at most: ``limits.max_connections``, never
-    more than the open-file limit allows with :data:`FILES_RESERVE` kept back."""
+    more than the open-file limit allows with :data:`FILES_RESERVE` kept back (at the common limit
+    of 1,024 files: 704)."""
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     room = max(1, soft - FILES_RESERVE) if soft != resource.RLIM_INFINITY else 1 << 20
     return min(room, limits.max_connections) if limits.max_connections else room
@@ -154,13 +160,21 @@ class GuardedH11(H11Protocol):
 
 class _QuietAcceptErrors:
     """The event loop's exception handler: "out of system resource" on accept (the open-file
-    limit reached) is logged once a minute in one line; anything else as before."""
+    limit reached), and the retry of accepting that follows it, are logged once a minute in one
+    line; anything else as before."""
 
     def __init__(self, every: float = 60.0) -> None:
         self.every, self.last, self.missed = every, -float("inf"), 0
 
+    @staticmethod
+    def about_files(context: dict[str, Any]) -> bool:
+        message, e = str(context.get("message", "")), context.get("exception")
+        if "out of system resource" in message or "_start_serving" in message:
+            return True
+        return isinstance(e, OSError) and e.errno in (errno.EMFILE, errno.ENFILE)
+
     def __call__(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
-        if "out of system resource" not in str(context.get("message", "")):
+        if not self.about_files(context):
             loop.default_exception_handler(context)
             return
         now = time.monotonic()
@@ -209,6 +223,7 @@ def run(app: Any, limits: ServeLimits, host: str, port: int, processes: int = 1,
         factory=processes > 1,
         log_level="warning",
         timeout_graceful_shutdown=10,
+        backlog=BACKLOG,
         **kwargs,
     )
     server = uvicorn.Server(config)
