@@ -10,6 +10,7 @@ independent except through the total mine count.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import compress
@@ -134,7 +135,9 @@ def system_after(system: System, after: Position, cell: int) -> System:
     if not placed:
         assert own is not None
         constraints.append((own[0], own[1], cell))
-    unknown = [u for u in system.unknown if u != cell]
+    unknown = system.unknown.copy()  # the cell dropped at C speed (the look-ahead makes many)
+    with contextlib.suppress(ValueError):
+        unknown.remove(cell)
     return System(
         unknown, constraints, system.mines_left, system.known_mines, _describer(after), system.flag_note
     )

@@ -38,6 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from itertools import filterfalse
 from math import comb
 
 from demine.analysis.constraints import Component, System, components
@@ -299,8 +300,10 @@ def _solve(
         rest = prop.remaining()
         comps = components(rest)
     decided = dict(prop.decided)
-    in_frontier = {c for cs, _, _ in rest for c in cs}
-    off = [c for c in system.unknown if c not in decided and c not in in_frontier]
+    placed = {c for cs, _, _ in rest for c in cs}  # the frontier's cells, then the decided ones too
+    n_frontier = len(placed)
+    placed.update(decided)
+    off = list(filterfalse(placed.__contains__, system.unknown))
     n_off = len(off)
     forced_mines = sum(decided.values())
     L = None if system.mines_left is None else system.mines_left - forced_mines
@@ -311,7 +314,7 @@ def _solve(
             (),
             mine_count=True,
         )
-    max_mines = L if L is not None else len(in_frontier)
+    max_mines = L if L is not None else n_frontier
     comps.sort(key=lambda c: c.cells)
     if cache is None:
         counted = [count_component(c, max_mines, deadline, limit.states) for c in comps]
@@ -323,20 +326,28 @@ def _solve(
                 raise InconsistentPosition("these numbers cannot all hold", ())
             raise _component_conflict(cnt.comp, system, max_mines)
     prob: dict[int, tuple[int, int]] = {}
-    # the cells proven safe and mines, gathered as probabilities are assigned (box by box)
+    # the cells proven safe and mines, gathered as probabilities are assigned (box by box), and
+    # each distinct value object once (the lowest chance is then found among a few, not per cell)
     safe_cells: list[int] = []
     mine_cells: list[int] = []
+    values: list[tuple[int, int]] = []
 
     def assign(cells: Sequence[int], nd: tuple[int, int]) -> None:
         prob.update(dict.fromkeys(cells, nd))
+        values.append(nd)
         if nd[0] == 0:
             safe_cells.extend(cells)
         elif nd[0] == nd[1]:
             mine_cells.extend(cells)
 
+    zero, one = (0, 1), (1, 1)  # one value object each for the cells the rules decided
     for c, v in decided.items():
-        prob[c] = (v, 1)
+        prob[c] = one if v else zero
         (mine_cells if v else safe_cells).append(c)
+    if mine_cells:
+        values.append(one)
+    if safe_cells:
+        values.append(zero)
     if L is None:
         p = density if density is not None else DEFAULT_DENSITY
         a, d = p.numerator, p.denominator
@@ -389,6 +400,7 @@ def _solve(
         known_mines=system.known_mines,
         _prob=prob,
         _reasons_fn=reasons,
+        _values=values,
     )
 
 
