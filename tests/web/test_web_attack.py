@@ -10,6 +10,7 @@ import json
 import random
 import sqlite3
 import string
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -121,6 +122,34 @@ def test_a_refused_write_answers_503_with_retry_after_in_the_error_shape(tmp_pat
         made = client.post("/api/games", json={"preset": "beginner"})
         assert made.status_code == 503 and "retry-after" in made.headers
     assert _still(client.get(f"/api/games/{gid}").json()) == _still(before)
+
+
+def test_reads_go_on_while_a_write_waits_for_a_lock_held_elsewhere(tmp_path: Path) -> None:
+    import threading
+
+    path = str(tmp_path / "games.db")
+    service = Service(Store(path, wait=3.0), limits=SCRIPT)
+    try:
+        waiting, other = (service.new_game(preset="beginner", seed=i)["id"] for i in (1, 2))
+        events: list[str] = []
+
+        def move() -> None:
+            try:
+                service._play(waiting, "flag", 0, None, None)
+            except StoreUnavailable:
+                events.append("move refused")
+
+        with _held(path, waiting):
+            t = threading.Thread(target=move)
+            t.start()
+            time.sleep(0.3)  # the move is waiting for the file's lock, holding the store's writer
+            assert service.view(other)["moves"] == 0
+            assert service.store.load(other) is not None
+            events.append("reads answered")
+            t.join()
+        assert events == ["reads answered", "move refused"]
+    finally:
+        service.close()
 
 
 # ---------------------------------------------------------------------- 2. unknown ids

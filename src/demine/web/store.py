@@ -168,6 +168,8 @@ class Store:
         self.wait = wait
         """Seconds a write waits for the database's lock (held by another program) before it fails."""
         self._lock = threading.Lock()
+        self._read_lock = threading.Lock()
+        self._reader: sqlite3.Connection | None = None
         self.closed = False
         self._open()
 
@@ -218,13 +220,21 @@ class Store:
                         raise
         for index in INDEXES:
             self._db.execute(index)
+        if self.path != ":memory:":
+            # reads have a connection of their own: in WAL mode they never wait for a write, so a
+            # write waiting for the file's lock (held by another program) does not hold them up
+            self._reader = sqlite3.connect(
+                self.path, timeout=self.wait, check_same_thread=False, isolation_level=None
+            )
 
     @contextmanager
     def _connection(self) -> Iterator[Db]:
-        """The connection, for reads (each statement sees a consistent database)."""
-        with self._lock:
+        """A connection for reads (each statement sees a consistent database): a file's reader,
+        apart from the writes' connection; in memory, the one connection."""
+        reader = self._reader
+        with self._read_lock if reader is not None else self._lock:
             try:
-                yield self._db
+                yield reader if reader is not None else self._db
             except sqlite3.Error as e:
                 raise StoreUnavailable(f"the games file cannot be read: {e}") from e
 
@@ -408,9 +418,12 @@ class Store:
 
     def _vacuum(self) -> None:
         """Give the space of deleted games back."""
-        with self._connection():
-            # run to the end: through execute() the pragma is stepped once and frees a single page
-            self._db.executescript("PRAGMA incremental_vacuum;")
+        with self._lock:
+            try:
+                # run to the end: through execute() the pragma is stepped once and frees a single page
+                self._db.executescript("PRAGMA incremental_vacuum;")
+            except sqlite3.Error as e:
+                raise StoreUnavailable(f"the games file refused a write: {e}") from e
 
     def compact(self) -> None:
         """Fold the write-ahead log into the file and give free pages back (for measuring sizes,
@@ -421,6 +434,9 @@ class Store:
 
     def close(self) -> None:
         """Close the file."""
-        with self._lock:
+        with self._lock, self._read_lock:
             self._db.close()
+            if self._reader is not None:
+                self._reader.close()
+                self._reader = None
             self.closed = True
