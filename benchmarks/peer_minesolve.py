@@ -480,7 +480,13 @@ def plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
             capsize=3,
         )
         ax.plot([r["ms_median"], r["ms_p99"]], [rate, rate], color=colour, alpha=0.3, lw=4)
-        ax.annotate(f" {r['player']} ({r['games']:,})", (r["ms_mean"], rate), fontsize=8)
+        ax.annotate(
+            f"{r['player']} ({r['games']:,})",
+            (r["ms_mean"], rate),
+            xytext=(5, -11 if peer else 5),  # the peer's labels below, demine's above
+            textcoords="offset points",
+            fontsize=8,
+        )
     ax.set_xscale("log")
     ax.set_xlabel("ms a game (marker: mean; band: median to p99)")
     ax.set_ylabel("win rate, % (95% CI)")
