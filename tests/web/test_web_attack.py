@@ -369,3 +369,16 @@ def test_the_memory_bound_holds_with_the_hints_of_big_boards() -> None:
     assert service.cached_bytes == sum(s.weight() for s in kept) <= limit
     assert sum(s.hints_cache is not None for s in kept) >= 10
     assert len(kept) < 30  # the hints count: 30 such games are over 2 MB
+
+
+def test_the_lock_timeout_keeps_the_options_the_address_gives(postgres_url: str) -> None:
+    from demine.web.store_pg import PostgresStore
+
+    sep = "&" if "?" in postgres_url else "?"
+    store = PostgresStore(postgres_url + sep + "options=-c%20application_name%3Ddemine34", wait=1.5)
+    try:
+        with store._connection() as db:
+            assert db.execute("SHOW lock_timeout").fetchone()[0] == "1500ms"
+            assert db.execute("SHOW application_name").fetchone()[0] == "demine34"
+    finally:
+        store.close()

@@ -20,6 +20,7 @@ from demine.web.store import INDEXES, MOVES_SCHEMA, SCHEMA, Db, Store, StoreUnav
 
 try:
     import psycopg
+    from psycopg.conninfo import conninfo_to_dict
     from psycopg_pool import ConnectionPool
 except ImportError as e:  # pragma: no cover - depends on the environment
     raise ImportError(
@@ -81,7 +82,8 @@ class PostgresStore(Store):
             max_size=self._connections,
             # a row locked by another program (an operator's open transaction) fails the write
             # after ``wait`` instead of holding the request's thread for ever
-            kwargs={"autocommit": True, "options": f"-c lock_timeout={round(self.wait * 1000)}"},
+            # (added to any options the address gives)
+            kwargs={"autocommit": True, "options": self._options()},
             check=ConnectionPool.check_connection,  # a connection the server dropped is replaced
             timeout=self.wait,
             open=True,
@@ -91,6 +93,11 @@ class PostgresStore(Store):
             conn.execute("SELECT pg_advisory_xact_lock(727011)")
             for statement in PG_SCHEMA:
                 conn.execute(statement)
+
+    def _options(self) -> str:
+        """The connections' server options: the address's own, and the lock timeout."""
+        given = str(conninfo_to_dict(self.path).get("options") or "")
+        return f"{given} -c lock_timeout={round(self.wait * 1000)}".strip()
 
     @contextmanager
     def _connection(self) -> Iterator[Db]:
