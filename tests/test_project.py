@@ -86,3 +86,16 @@ def test_ci_builds_the_docs_warning_free_and_runs_the_readme_test_command() -> N
     assert re.search(r'pip install -q -e "\.\[[^]]*\bdocs\b[^]]*\]"', ci)
     assert "mkdocs build --strict" in ci
     assert "readme_test_cmd=$(grep" in ci and 'bash -c "$readme_test_cmd"' in ci
+
+
+def test_the_docs_hook_shows_sphinx_roles_as_plain_code() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("mkdocs_hooks", ROOT / "docs" / "mkdocs_hooks.py")
+    assert spec is not None and spec.loader is not None
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    html = "Raises :class:<code>~demine.errors.InconsistentPosition</code>; see :func:<code>demine.analyze</code>."
+    assert hooks.on_page_content(html) == (
+        "Raises <code>InconsistentPosition</code>; see <code>demine.analyze</code>."
+    )
