@@ -31,6 +31,8 @@ import os
 import resource
 import signal
 import time
+import weakref
+from collections import Counter
 from typing import Any, ClassVar
 
 import h11
@@ -84,6 +86,11 @@ def _raw_answer(status: int, reason: str, error: str, extra: list[tuple[bytes, b
     return head + b"".join(k + b": " + v + b"\r\n" for k, v in headers) + b"\r\n" + body
 
 
+#: Each running server's open connections by address (a server's state is its key, so the
+#: count goes with it).
+_OPEN_BY_HOST: weakref.WeakKeyDictionary[Any, Counter[str]] = weakref.WeakKeyDictionary()
+
+
 class GuardedH11(H11Protocol):
     """uvicorn's HTTP/1.1 protocol with a deadline per request and caps on connections (see the
     module's docstring)."""
@@ -102,17 +109,21 @@ class GuardedH11(H11Protocol):
         self.limits: ServeLimits = limits
         self.max_open = max_connections(limits)
         self._deadline: asyncio.TimerHandle | None = None
+        self._host: str | None = None
+        """The address this connection is counted under in :attr:`_by_host` (None: not counted)."""
+        self._by_host = _OPEN_BY_HOST.setdefault(self.server_state, Counter())
+        """This server's open connections by address."""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         host = self.client[0] if self.client else None
+        if host is not None:
+            self._host = host
+            self._by_host[host] += 1
         per_client = None if self.limits.trust_proxy else self.limits.connections_per_client
         crowded = len(self.connections) > self.max_open
-        if not crowded and per_client is not None and host is not None:
-            same = sum(
-                1 for c in self.connections if isinstance(c, H11Protocol) and c.client and c.client[0] == host
-            )
-            crowded = same > per_client
+        if per_client is not None and host is not None and self._by_host[host] > per_client:
+            crowded = True
         if crowded:
             transport.write(self.REFUSED)
             transport.close()
@@ -137,6 +148,11 @@ class GuardedH11(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        if self._host is not None:
+            self._by_host[self._host] -= 1
+            if not self._by_host[self._host]:
+                del self._by_host[self._host]
+            self._host = None
         super().connection_lost(exc)
 
     def send_400_response(self, msg: str) -> None:
