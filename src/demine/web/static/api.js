@@ -6,7 +6,11 @@ export async function api(path, body) {
   const opts = body === undefined ? {} : {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
   };
-  const res = await fetch(path, opts);
+  return answer(await fetch(path, opts));
+}
+
+// A response's JSON, or an Error carrying the server's message and the status.
+export async function answer(res) {
   let data;
   try { data = await res.json(); } catch { data = { error: `HTTP ${res.status}` }; }
   if (!res.ok) {

@@ -3,6 +3,7 @@
 //   list() -> records, add(view) -> record or null, remove(id), clear(), where
 // The choice and the token are kept in this browser's localStorage.
 
+import { answer } from "../api.js";
 import { recordFromView } from "./records.js";
 
 const DB = "demine";
@@ -70,14 +71,7 @@ async function call(method, path, body) {
     if (res.status !== 429 || tries === 2) break;
     await pause(Math.min(5, Number(res.headers.get("retry-after")) || 1));
   }
-  let data;
-  try { data = await res.json(); } catch { data = { error: `HTTP ${res.status}` }; }
-  if (!res.ok) {
-    const e = new Error(data.error || `HTTP ${res.status}`);
-    e.status = res.status;
-    throw e;
-  }
-  return data;
+  return answer(res);
 }
 
 function pending() {
