@@ -522,6 +522,10 @@ def _add_more(sub: Any) -> None:
     add_review(sub)
     add_play(sub)
 
+    from demine.cli.puzzles import add_puzzles
+
+    add_puzzles(sub)
+
     from demine.cli.serve import add_serve
 
     add_serve(sub)
