@@ -37,6 +37,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from demine.errors import DemineError
 from demine.web.limits import KINDS, Busy, RateLimiter, ServeLimits, TooManyRequests
+from demine.web.puzzles import add_puzzle_routes
 from demine.web.records import Records, add_routes
 from demine.web.service import MAX_PASTE, Conflict, NotFound, Service, analysis_board
 from demine.web.store import Store, StoreUnavailable, open_store
@@ -310,6 +311,7 @@ def create_app(
         return Response(service.export(game_id), media_type="application/json")
 
     add_routes(app, records, rate, client)
+    add_puzzle_routes(app, rate, client)
 
     @app.post("/api/analyze")
     async def analyze(body: AnalyzeIn, request: Request) -> Response:

@@ -10,6 +10,7 @@
 //   input.js     mouse, touch and keys on the game
 //   review.js    the replay slider and the review of a finished game
 //   analysis.js  the analysis board
+//   train.js     the Train tab: puzzles, answered at once, rating and streak in IndexedDB
 //   stats/       the player's record: records.js (statistics, exports), store.js (IndexedDB or
 //                the server), panel.js (the live 3BV/s, the tables, the choice of where it lives)
 //   app.js       this file: wires the modules together and starts
@@ -20,10 +21,11 @@ import { loadGame, newGame } from "./game.js";
 import { playKeys, setupPlay } from "./input.js";
 import { restoreSettings, watchSettings } from "./settings.js";
 import { setupStats } from "./stats/panel.js";
+import { setupTrain, startTrain } from "./train.js";
 import { $ } from "./util.js";
 
 function showTab(name) {
-  for (const t of ["play", "analyse"]) {
+  for (const t of ["play", "analyse", "train"]) {
     $(t).hidden = t !== name;
     $(`tab-${t}`).setAttribute("aria-selected", String(t === name));
   }
@@ -35,12 +37,14 @@ watchSettings();
 setupPlay();
 setupAnalysis();
 setupStats();
+setupTrain();
 document.addEventListener("keydown", (ev) => {
   if (!$("play").hidden) playKeys(ev);
-  else analysisKeys(ev);
+  else if (!$("analyse").hidden) analysisKeys(ev);
 });
 $("tab-play").addEventListener("click", () => showTab("play"));
 $("tab-analyse").addEventListener("click", () => showTab("analyse"));
+$("tab-train").addEventListener("click", () => { showTab("train"); startTrain(); });
 
 // Each game is a history entry: Back and Forward bring its game back.
 window.addEventListener("popstate", () => {

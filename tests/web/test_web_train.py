@@ -1,0 +1,125 @@
+"""The Train tab in a real browser, desktop and phone: a puzzle solved, one failed, the proof
+outlined, the rating and streak kept in the browser across a reload."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from demine.puzzles import read_puzzles
+from tests.web.conftest import open_page, phone
+from tests.web.pw import expect
+from tests.web.test_web_a11y import axe_problems
+
+PUZZLES = {p.id: p for p in read_puzzles()}
+
+
+@pytest.fixture(params=["desktop", "phone"])
+def page(request: pytest.FixtureRequest, browser: Any) -> Iterator[Any]:
+    if request.param == "desktop":
+        options: dict[str, Any] = {"viewport": {"width": 1280, "height": 800}, "bypass_csp": True}
+    else:
+        options = phone(browser, "iPhone 13", bypass_csp=True)
+    for pg in open_page(browser, **options):
+        pg.touch = request.param == "phone"
+        yield pg
+
+
+def _press(page: Any, loc: Any) -> None:
+    if getattr(page, "touch", False):
+        loc.tap()
+    else:
+        loc.click()
+
+
+def _open_train(page: Any, server: str, kind: str) -> Any:
+    page.goto(server + "/")
+    _press(page, page.locator("#tab-train"))
+    expect(page.locator("#train")).to_be_visible()
+    # the first request reads the set (2,000+ puzzles): allow for a loaded machine
+    expect(page.locator("#tr-board .cell").first).to_be_visible(timeout=60_000)
+    page.select_option("#tr-kind", kind)
+    return _current(page, kind)
+
+
+def _current(page: Any, kind: str) -> Any:
+    expect(page.locator("#tr-meta")).to_contain_text(
+        {"safe": "Find a safe cell", "guess": "Best guess", "all": "Decide", "coin": "50/50"}[kind],
+        timeout=20_000,
+    )
+    pid = page.locator("#tr-board").get_attribute("data-puzzle")
+    assert pid in PUZZLES
+    return PUZZLES[pid]
+
+
+def _cell(page: Any, p: Any, cell: int) -> Any:
+    r, c = divmod(cell, p.position.width)
+    return page.locator(f'#tr-board .cell[data-r="{r}"][data-c="{c}"]')
+
+
+def test_a_puzzle_solved_then_one_failed_with_the_proof_shown(page: Any, server: str) -> None:
+    p = _open_train(page, server, "safe")
+    _press(page, _cell(page, p, p.answer[0]))
+    expect(page.locator("#tr-msg")).to_contain_text("Right")
+    # the proof: the numbers that force it are outlined, the cell explained is marked
+    expect(page.locator("#tr-board .cell.because")).to_have_count(len(p.proof[p.answer[0]][1]))
+    expect(page.locator("#tr-board .cell.pick")).to_have_count(1)
+    expect(page.locator("#tr-streak")).to_have_text("1")
+    assert axe_problems(page) == []
+    rating = int(page.locator("#tr-rating").inner_text())
+    assert rating > 1500
+    _shot(page, "train-right")
+    # the next puzzle, failed: a covered cell that is not proven safe
+    _press(page, page.locator("#tr-next"))
+    expect(page.locator("#tr-msg")).to_contain_text("Your move")
+    q = _current(page, "safe")
+    wrong = next(c for c in range(q.position.cells) if q.position.states[c] == 9 and c not in q.answer)
+    _press(page, _cell(page, q, wrong))
+    expect(page.locator("#tr-msg")).to_contain_text("Wrong")
+    expect(page.locator("#tr-streak")).to_have_text("0")
+    expect(page.locator("#tr-best")).to_have_text("1")
+    shown = page.locator("#tr-board .cell.pick")
+    expect(shown).to_have_count(1)
+    r, c = int(shown.get_attribute("data-r") or -1), int(shown.get_attribute("data-c") or -1)
+    proof = q.proof[r * q.position.width + c][1]  # the numbers of the safe cell shown instead
+    expect(page.locator("#tr-board .cell.because")).to_have_count(len(proof))
+    assert int(page.locator("#tr-rating").inner_text()) < rating
+    _shot(page, "train-wrong")
+    # kept in the browser: after a reload the rating and best streak are back
+    kept = page.locator("#tr-rating").inner_text()
+    page.reload()
+    _press(page, page.locator("#tab-train"))
+    expect(page.locator("#tr-rating")).to_have_text(kept)
+    expect(page.locator("#tr-best")).to_have_text("1")
+
+
+def test_a_guess_and_an_all_puzzle_by_click_and_flag_mode(page: Any, server: str) -> None:
+    p = _open_train(page, server, "guess")
+    _press(page, _cell(page, p, p.answer[0]))
+    expect(page.locator("#tr-msg")).to_contain_text("Right")
+    expect(page.locator("#tr-board .cell.best")).to_have_count(1)
+    page.select_option("#tr-kind", "all")
+    q = _current(page, "all")
+    mines = set(q.mines)
+    for cell in q.answer:
+        want_flag = cell in mines
+        pressed = page.locator("#tr-flag").get_attribute("aria-pressed") == "true"
+        if want_flag != pressed:
+            _press(page, page.locator("#tr-flag"))
+        _press(page, _cell(page, q, cell))
+    expect(page.locator("#tr-msg")).to_contain_text("All found")
+    _shot(page, "train-all")
+
+
+def _shot(page: Any, name: str) -> str:
+    import tempfile
+    from pathlib import Path
+
+    folder = Path(tempfile.gettempdir()) / "demine-train-shots"
+    folder.mkdir(exist_ok=True)
+    vw = page.viewport_size or {"width": 0}
+    path = folder / f"{name}-{vw['width']}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return str(path)
