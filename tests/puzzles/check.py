@@ -4,6 +4,7 @@ of layouts with a naive game-tree search for the chances to win."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from functools import cache
 
@@ -87,9 +88,29 @@ def number_rule_safe(p: Position) -> set[int]:
 def layouts(p: Position, limit: int = 5000) -> list[frozenset[int]]:
     """Every consistent layout, by backtracking over the covered cells (needs the mine count)."""
     assert p.mines is not None
-    covered = [c for c in range(p.cells) if p.states[c] >= COVERED]
     numbers = [n for n in range(p.cells) if p.states[n] < COVERED]
     around = {n: [d for d in _neighbours(p, n) if p.states[d] >= COVERED] for n in numbers}
+    # the cells beside a number first, each group of them walked through the numbers they share
+    # (so a number is checked soon after its first cell is decided), then the cells beside none,
+    # whose layouts are every choice of the mines left among them
+    beside: dict[int, list[int]] = {}
+    for n in numbers:
+        for d in around[n]:
+            beside.setdefault(d, []).append(n)
+    touching = {n: [m for d in around[n] for m in beside[d]] for n in numbers}
+    front: list[int] = []
+    seen_n: set[int] = set()
+    for start in numbers:
+        todo = [start]
+        while todo:
+            n = todo.pop(0)
+            if n in seen_n:
+                continue
+            seen_n.add(n)
+            front += [d for d in around[n] if d not in front]
+            todo += touching[n]
+    interior = [c for c in range(p.cells) if p.states[c] >= COVERED and c not in front]
+    covered = front + interior
     # each number is checked once its last covered neighbour is decided; partial sums on the way
     pos = {c: i for i, c in enumerate(covered)}
     last: dict[int, list[int]] = {}
@@ -117,8 +138,11 @@ def layouts(p: Position, limit: int = 5000) -> list[frozenset[int]]:
             raise OverflowError
         if left < 0 or left > len(covered) - i:
             return
-        if i == len(covered):
-            out.append(frozenset(chosen))
+        if i == len(front):
+            for rest in itertools.combinations(interior, left):
+                out.append(frozenset(chosen).union(rest))
+                if len(out) > limit:
+                    raise OverflowError
             return
         c = covered[i]
         for m in (0, 1):
