@@ -40,7 +40,11 @@ def _open_train(page: Any, server: str, kind: str) -> Any:
     expect(page.locator("#train")).to_be_visible()
     # the first request reads the set (2,000+ puzzles): allow for a loaded machine
     expect(page.locator("#tr-board .cell").first).to_be_visible(timeout=60_000)
-    page.select_option("#tr-kind", kind)
+    # the first puzzle (any kind) may already be of this kind: wait for the one this choice asks for
+    with page.expect_response(lambda r: "/api/puzzles/next" in r.url and f"kind={kind}" in r.url) as asked:
+        page.select_option("#tr-kind", kind)
+    pid = asked.value.json()["id"]
+    page.wait_for_function("id => document.getElementById('tr-board').dataset.puzzle === id", arg=pid)
     return _current(page, kind)
 
 
