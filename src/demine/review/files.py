@@ -72,11 +72,9 @@ def games_in(
     yield from _games_in_file(p)
 
 
-def _games_in_file(path: Path) -> Iterator[ReviewedGame]:
-    if path.suffix.lower() in VIDEO_CLASSES:
-        record, times, figures = video_game(path)
-        yield ReviewedGame(str(path), record, times, figures.get("player") or None, figures)
-        return
+def _read_json_text(path: Path) -> tuple[str, object]:
+    """A record file's text, and its JSON when the whole text is one value (else None: several
+    lines, a bench record file)."""
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
@@ -86,7 +84,16 @@ def _games_in_file(path: Path) -> Iterator[ReviewedGame]:
     try:
         obj = json.loads(text)
     except json.JSONDecodeError:
-        obj = None  # several lines: a bench record file
+        return text, None
+    return text, obj
+
+
+def _games_in_file(path: Path) -> Iterator[ReviewedGame]:
+    if path.suffix.lower() in VIDEO_CLASSES:
+        record, times, figures = video_game(path)
+        yield ReviewedGame(str(path), record, times, figures.get("player") or None, figures)
+        return
+    text, obj = _read_json_text(path)
     if isinstance(obj, dict) and "format" in obj:
         yield ReviewedGame(str(path), GameRecord.from_json(obj, source=str(path)))
         return
@@ -133,14 +140,5 @@ def _bench_lines(path: Path) -> list[RecordLine] | None:
     """The lines of a bench record file, or None for a file of one game (a record, a video)."""
     if path.suffix.lower() in VIDEO_CLASSES:
         return None
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise FormatError("not a text file: a demine record is JSON", source=str(path)) from None
-    except OSError as e:
-        raise FormatError(f"cannot read it ({e.strerror})", source=str(path)) from None
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError:
-        return list(parse_lines(text, str(path)))
+    text, obj = _read_json_text(path)
     return None if isinstance(obj, dict) else list(parse_lines(text, str(path)))
