@@ -87,6 +87,12 @@ def add_puzzles(sub: Any) -> None:
         help="where your rating and streak are kept (default: ~/.local/share/demine/training.json)",
     )
     q.add_argument("--seed", type=int, help="seed for the order of puzzles")
+    q.add_argument(
+        "--plain",
+        action="store_true",
+        help="a plain prompt (answers typed as c3) instead of the board; the default when not "
+        "in a terminal or without Textual",
+    )
     q.set_defaults(func=cmd_puzzle)
 
 
@@ -167,11 +173,39 @@ def cmd_export(ns: argparse.Namespace) -> int:
     return 0
 
 
+def interactive() -> bool:
+    """Whether both ends are a terminal (the board needs one)."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
 def cmd_puzzle(ns: argparse.Namespace) -> int:
+    from demine.cli.needs import has_extra
     from demine.cli.train import train
 
-    code: int = train(ns)
-    return code
+    if ns.plain or not interactive():
+        code: int = train(ns)
+        return code
+    if not has_extra("tui"):
+        print(
+            "demine puzzle: the board needs Textual: pip install 'demine[tui]'; a plain prompt instead",
+            file=sys.stderr,
+        )
+        code = train(ns)
+        return code
+    from demine.cli.train import choose, load_profile, profile_path
+    from demine.cli.train_tui import PuzzleApp
+
+    path = profile_path(ns.profile)
+    prof = load_profile(path)
+    chosen = choose(read_puzzles(ns.file), ns, prof)
+    if ns.id or ns.daily:
+        chosen = chosen[:1]
+    app = PuzzleApp(chosen, prof, path)
+    app.run()
+    p = prof
+    print(f"Rating {p['rating']:.0f}, streak {p['streak']} (best {p['best_streak']}), "
+          f"solved {p['solved']} of {p['attempted']}; kept in {path}")  # fmt: skip
+    return 0
 
 
 __all__ = ["SHIPPED", "add_puzzles"]

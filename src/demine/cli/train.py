@@ -114,6 +114,37 @@ def _choose(
     return near + fresh[len(near) :]
 
 
+def score(prof: dict[str, Any], p: Puzzle, verdict: Verdict, path: Path | None) -> tuple[Rating, Rating]:
+    """Count a finished attempt in the profile (rating, streak, solved, seen) and write it to
+    ``path`` atomically; returns the player's rating before and after."""
+    before = Rating(prof["rating"], prof["rd"], prof["volatility"])
+    credit = (
+        verdict.share
+        if (p.kind == "guess" and verdict.share is not None and not verdict.right)
+        else float(verdict.right)
+    )
+    after = attempt(before, Rating(p.rating, p.rd), credit)[0]
+    prof.update(rating=after.rating, rd=after.rd, volatility=after.volatility)
+    prof["attempted"] += 1
+    if verdict.right:
+        prof["solved"] += 1
+        prof["streak"] += 1
+        prof["best_streak"] = max(prof["best_streak"], prof["streak"])
+    else:
+        prof["streak"] = 0
+    prof["seen"] = [*prof["seen"][-4999:], p.id]
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, json.dumps(prof) + "\n")
+    return before, after
+
+
+def choose(puzzles: list[Puzzle], ns: argparse.Namespace, prof: dict[str, Any]) -> list[Puzzle]:
+    """The puzzles to offer, in order: ``--id``, ``--daily``, else those matching ``--kind``,
+    ``--theme`` and ``--difficulty``, unseen first, nearest the player's rating first."""
+    return _choose(puzzles, ns, prof, random.Random(ns.seed))
+
+
 def train(ns: argparse.Namespace, read: Callable[[str], str] | None = None) -> int:
     """Puzzles one after another, answered through ``read`` (``input`` by default)."""
     read = read or input
@@ -129,24 +160,7 @@ def train(ns: argparse.Namespace, read: Callable[[str], str] | None = None) -> i
             break
         if verdict is None:
             continue  # skipped
-        before = Rating(prof["rating"], prof["rd"], prof["volatility"])
-        credit = (
-            verdict.share
-            if (p.kind == "guess" and verdict.share is not None and not verdict.right)
-            else float(verdict.right)
-        )
-        after = attempt(before, Rating(p.rating, p.rd), credit if p.kind == "guess" else verdict.right)[0]
-        prof.update(rating=after.rating, rd=after.rd, volatility=after.volatility)
-        prof["attempted"] += 1
-        if verdict.right:
-            prof["solved"] += 1
-            prof["streak"] += 1
-            prof["best_streak"] = max(prof["best_streak"], prof["streak"])
-        else:
-            prof["streak"] = 0
-        prof["seen"] = [*prof["seen"][-4999:], p.id]
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, json.dumps(prof) + "\n")
+        before, after = score(prof, p, verdict, path)
         delta = after.rating - before.rating
         print(
             f"Rating {after.rating:.0f} ({delta:+.0f}), streak {prof['streak']} (best {prof['best_streak']})."

@@ -47,8 +47,21 @@ MARK_STYLES = {
     "wrong-flag": Style(bgcolor="red3", color="white"),
     "hit": Style(bgcolor="red", color="white", bold=True),
     "shown-mine": Style(color="red", bold=True),
+    # training puzzles: the numbers of the proof, the cell explained, the cell played wrong, a pair
+    "because": Style(bgcolor="dark_orange3", color="white", bold=True, underline=True),
+    "pick": Style(bgcolor="green4", color="white", bold=True, underline=True),
+    "played": Style(bgcolor="red3", color="white", bold=True),
+    "pair": Style(bgcolor="purple4", color="white", underline=True),
 }
-MARK_GLYPHS = {"safe": "+", "mine": "*", "hit": "*", "shown-mine": "*"}
+MARK_GLYPHS = {
+    "safe": "+",
+    "mine": "*",
+    "hit": "*",
+    "shown-mine": "*",
+    "pick": "@",
+    "played": "x",
+    "pair": "?",
+}
 MOUSE = {1: "reveal", 2: "chord", 3: "flag"}
 
 
@@ -78,6 +91,13 @@ class BoardWidget(Widget, can_focus=True):
         board: BoardWidget
         cell: int
         action: str
+
+    @dataclass
+    class CursorMoved(Message):
+        """The cursor moved to ``cell`` (by a key)."""
+
+        board: BoardWidget
+        cell: int
 
     def __init__(self, position: Position, marks: dict[int, str] | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -147,6 +167,7 @@ class BoardWidget(Widget, can_focus=True):
         w, h = self.position.width, self.position.height
         r, c = divmod(self.cursor, w)
         self.cursor = min(h - 1, max(0, r + dr)) * w + min(w - 1, max(0, c + dc))
+        self.post_message(self.CursorMoved(self, self.cursor))
         self.refresh()
 
     def action_act(self, action: str) -> None:

@@ -7,12 +7,13 @@ import datetime as dt
 import gzip
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from demine.engine.position import Position
 from demine.errors import FormatError
+from demine.puzzles.symmetry import transform, transform_cell
 
 Kind = Literal["safe", "all", "guess", "coin"]
 KINDS: tuple[Kind, ...] = ("safe", "all", "guess", "coin")
@@ -100,6 +101,28 @@ class Puzzle:
             return None
         best = max(self.chances.values())
         return 1.0 if best <= 0 else self.chances.get(cell, 0.0) / best
+
+    def transformed(self, sym: int) -> Puzzle:
+        """The same puzzle (same id, answer and rating) on the board turned or mirrored by
+        symmetry ``sym`` (see :mod:`demine.puzzles.symmetry`; ``4`` swaps rows and columns)."""
+        w, h = self.position.width, self.position.height
+
+        def t(c: int) -> int:
+            return transform_cell(w, h, c, sym)
+
+        def ts(cells: tuple[int, ...]) -> tuple[int, ...]:
+            return tuple(t(c) for c in cells)
+
+        return replace(
+            self,
+            position=transform(self.position, sym),
+            answer=ts(self.answer),
+            proof={t(c): (rule, ts(nums)) for c, (rule, nums) in self.proof.items()},
+            mines=ts(self.mines),
+            chances={t(c): v for c, v in self.chances.items()},
+            tempting=None if self.tempting is None else t(self.tempting),
+            pair=ts(self.pair),
+        )
 
     # ------------------------------------------------------------------ JSON
     def to_json(self) -> dict[str, Any]:
