@@ -81,3 +81,101 @@ def test_a_coin_needs_the_call_and_bad_cells_are_named(client: TestClient) -> No
     assert r.status_code == 400 and "off the" in r.json()["error"]
     assert client.get("/api/puzzles/nope").status_code == 404
     assert client.get("/api/puzzles/next", params={"theme": "no such theme"}).status_code == 404
+
+
+# ---------------------------------------------------------------- ratings learned from attempts
+
+
+def _answer(
+    client: TestClient, p: Any, cell: int, headers: dict[str, str] | None = None, **extra: Any
+) -> Any:
+    body = {"cell": list(divmod(cell, p.position.width)), **extra}
+    r = client.post(f"/api/puzzles/{p.id}/answer", json=body, headers=headers or {})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def _wrong(p: Any) -> int:
+    return next(c for c in range(p.position.cells) if p.position.states[c] == 9 and c not in p.answer)
+
+
+def _token(client: TestClient) -> dict[str, str]:
+    return {"authorization": f"Bearer {client.post('/api/players').json()['token']}"}
+
+
+def test_attempts_move_the_puzzles_rating_once_per_player_and_it_is_served(store_url: str) -> None:
+    from demine.puzzles import Rating, attempt
+
+    p, q = [z for z in PUZZLES.values() if z.kind == "safe"][:2]
+    with TestClient(create_app(store_url)) as client:
+        me = {"rating": 1500, "rd": 200, "volatility": 0.06}
+        v = _answer(client, p, p.answer[0], player=me)
+        # solved: the puzzle lost its game against the player, by Glicko-2's own update
+        expect = attempt(Rating(1500, 200, 0.06), Rating(p.rating, p.rd), 1.0)[1]
+        assert v["counted"] and v["puzzle"]["attempts"] == 1 and v["puzzle"]["solved"] == 1
+        assert v["puzzle"]["rating"] == round(expect.rating) < round(p.rating)
+        served = client.get(f"/api/puzzles/{p.id}").json()
+        assert served["rating"] == round(expect.rating) and served["attempts"] == 1 and served["solved"] == 1
+        # the same client again (solving or failing it) is not counted a second time
+        v = _answer(client, p, _wrong(p), player=me)
+        assert not v["counted"] and v["puzzle"]["attempts"] == 1
+        assert client.get(f"/api/puzzles/{p.id}").json()["rating"] == round(expect.rating)
+        # another player (by its token) counts: a failure raises the puzzle again
+        v = _answer(client, p, _wrong(p), headers=_token(client), player=me)
+        assert v["counted"] and v["puzzle"]["attempts"] == 2 and v["puzzle"]["solved"] == 1
+        assert v["puzzle"]["rating"] > round(expect.rating)
+        # a puzzle nobody tried keeps its shipped rating; a wrong token is refused
+        assert client.get(f"/api/puzzles/{q.id}").json()["rating"] == round(q.rating)
+        r = client.post(
+            f"/api/puzzles/{q.id}/answer",
+            json={"cell": list(divmod(q.answer[0], q.position.width))},
+            headers={"authorization": "Bearer nope"},
+        )
+        assert r.status_code == 401
+    # the ratings outlive a restart of the server (the same database)
+    with TestClient(create_app(store_url)) as client:
+        got = client.get(f"/api/puzzles/{p.id}").json()
+        assert got["attempts"] == 2 and got["rating"] == v["puzzle"]["rating"]
+
+
+def test_an_all_puzzle_counts_once_done_and_a_claimed_rating_is_bounded() -> None:
+    from demine.puzzles import Rating, attempt
+
+    p = next(z for z in PUZZLES.values() if z.kind == "all" and z.mines and z.safe)
+    w = p.position.width
+    with TestClient(create_app(":memory:")) as client:
+        first = p.safe[0]
+        v = _answer(client, p, first)
+        assert not v["done"] and "counted" not in v
+        assert client.get(f"/api/puzzles/{p.id}").json()["attempts"] == 0
+        # a player claiming 4000 with no doubt who fails: counted as 2500 with a deviation of 100
+        boast = {"rating": 4000, "rd": 1, "volatility": 0.06}
+        v = _answer(client, p, p.mines[0], marked=[list(divmod(first, w))], player=boast)
+        assert v["done"] and not v["right"] and v["counted"]
+        expect = attempt(Rating(2500, 100, 0.06), Rating(p.rating, p.rd), 0.0)[1]
+        assert v["puzzle"]["rating"] == round(expect.rating)
+        unbounded = attempt(Rating(4000, 1, 0.06), Rating(p.rating, p.rd), 0.0)[1]
+        assert unbounded.rating - p.rating > expect.rating - p.rating  # the bound took effect
+
+
+def test_attempt_marks_expire_and_are_capped_but_the_ratings_stay(tmp_path: Any) -> None:
+    from demine.puzzles import Rating
+    from demine.web.limits import ServeLimits
+    from demine.web.puzzles import PuzzleStats
+    from demine.web.store import open_store
+
+    store = open_store(str(tmp_path / "games.db"))
+    stats = PuzzleStats(store, ServeLimits(), max_attempts=3)
+    ps = [z for z in PUZZLES.values() if z.kind == "safe"][:5]
+    day = 86400.0
+    for i, p in enumerate(ps):
+        assert stats.count(p, "c:x", Rating(), 1.0, now=1000 * day + i)[0]
+    assert not stats.count(ps[0], "c:x", Rating(), 1.0, now=1000 * day + 10)[0]
+    with store._connection() as db:
+        (n,) = db.execute("SELECT COUNT(*) FROM puzzle_attempts").fetchone()
+    assert n == 5
+    assert stats.expire(1000 * day + 100) == 2  # the oldest two past max_attempts
+    assert stats.count(ps[0], "c:x", Rating(), 1.0, now=1000 * day + 101)[0]  # its mark was gone
+    assert stats.expire(1031 * day + 200) == 4  # 30 days later every mark (3 + the new one) has expired
+    assert all(stats.get(p.id) is not None for p in ps) and stats.get(ps[0].id).attempts == 2  # type: ignore[union-attr]
+    store.close()

@@ -37,7 +37,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from demine.errors import DemineError
 from demine.web.limits import KINDS, Busy, RateLimiter, ServeLimits, TooManyRequests
-from demine.web.puzzles import add_puzzle_routes
+from demine.web.puzzles import PuzzleStats, add_puzzle_routes
 from demine.web.records import Records, add_routes
 from demine.web.service import MAX_PASTE, Conflict, NotFound, Service, analysis_board
 from demine.web.store import Store, StoreUnavailable, open_store
@@ -179,6 +179,8 @@ def create_app(
     rate = RateLimiter(limits)
     records = Records(service, limits)  # the players' own records (/api/players)
     service.expire_hooks.append(records.expire)
+    puzzle_stats = PuzzleStats(service.store, limits)  # the puzzles' ratings from the attempts
+    service.expire_hooks.append(puzzle_stats.expire)
 
     def client(request: Request) -> str:
         """The request's client, also kept for the slow lane's per-client bound."""
@@ -191,6 +193,7 @@ def create_app(
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         service.store.reopen()  # (a no-op the first time; an app may be started again)
         records.open()
+        puzzle_stats.open()
         from demine.web.server import quiet_accept_errors
 
         quiet_accept_errors()
@@ -206,6 +209,7 @@ def create_app(
     )
     app.state.service = service
     app.state.records = records
+    app.state.puzzle_stats = puzzle_stats
     app.add_middleware(_Guard)
 
     @app.exception_handler(DemineError)
@@ -311,7 +315,7 @@ def create_app(
         return Response(service.export(game_id), media_type="application/json")
 
     add_routes(app, records, rate, client)
-    add_puzzle_routes(app, rate, client)
+    add_puzzle_routes(app, rate, client, puzzle_stats, records.player)
 
     @app.post("/api/analyze")
     async def analyze(body: AnalyzeIn, request: Request) -> Response:

@@ -78,7 +78,8 @@ function show(p) {
   if (p.pair && p.pair.length) tr.overlay.because = new Set(p.pair.map(([r, c]) => key(r, c)));
   tr.cursor = [0, 0];
   $("tr-question").textContent = p.question + (p.mines !== null ? ` The board holds ${p.mines} mines.` : "");
-  $("tr-meta").textContent = `${KIND_WORDS[p.kind]} · ${p.difficulty} (${p.rating}) · themes: ${p.themes.join(", ")} · from ${p.source}`;
+  const tries = p.attempts ? ` · solved ${p.solved} of ${p.attempts} tries` : "";
+  $("tr-meta").textContent = `${KIND_WORDS[p.kind]} · ${p.difficulty} (${p.rating}${tries}) · themes: ${p.themes.join(", ")} · from ${p.source}`;
   $("tr-coin").hidden = p.kind !== "coin";
   for (const b of ["tr-yes", "tr-no"]) $(b).setAttribute("aria-pressed", "false");
   $("tr-flagbar").hidden = p.kind !== "all";
