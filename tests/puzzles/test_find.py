@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from demine import Game, Position, analyze
 from demine.engine.formats import GameRecord
 from demine.puzzles import (
+    DEFAULT_MAKE,
     Puzzle,
     Rating,
     attempt,
@@ -59,7 +60,7 @@ def test_a_guess_puzzle_keeps_the_best_cell_and_a_tempting_worse_one() -> None:
     c = Collector()
     c._have.update({(k, b): 1 for k in ("safe", "all") for b in ("easy", "medium", "hard", "expert")})
     c.enough = 1  # safe and all have enough: look for guesses only
-    c.add_played("fast", "beginner", 25, "t36")
+    c.add_played("fast", "intermediate", 5, "t36/0")
     guesses = [p for p in c.found.values() if p.kind == "guess"]
     assert guesses
     for p in guesses:
@@ -114,14 +115,12 @@ def test_copies_of_mined_positions_make_the_same_puzzles() -> None:
     checked = 0
     for spec in generated_specs(16, 16, 40, "safe", None, 1, "sym36"):
         rec = GameRecord.from_json(play_game(spec, "fast", keep_record=True).game)
-        for k, pos, _mv, lay in positions_of(rec):
+        for k, pos, _mv, _lay in positions_of(rec):
             if k % 10:
                 continue
-            want = [z.to_json() for z in puzzles_in(pos, layout=lay)]
+            want = [z.to_json() for z in puzzles_in(pos)]
             for sym in range(1, 8):
-                w, h = pos.width, pos.height
-                turned = [transform_cell(w, h, c, sym) for c in lay]
-                assert [z.to_json() for z in puzzles_in(transform(pos, sym), layout=turned)] == want
+                assert [z.to_json() for z in puzzles_in(transform(pos, sym))] == want
             checked += 1
     assert checked >= 5
 
@@ -237,3 +236,28 @@ def test_a_needless_guess_played_in_a_position_is_named_in_the_puzzles_source() 
     got = {p.kind: p for p in puzzles_in(ONE_TWO_ONE, played=3, source="my game move 4")}
     assert got["safe"].source == "my game move 4 (a needless guess was played here)"
     assert puzzles_in(ONE_TWO_ONE, played=5, source="x")[0].source == "x"
+
+
+def test_guess_and_coin_puzzles_keep_every_covered_cell_and_the_mine_count() -> None:
+    """A guess or coin puzzle is the whole game's endgame: its crop keeps every covered cell and
+    the mines left, so its chances are the game's; a position with too many layouts for the
+    exact search makes none (no box of it, answered for the box alone)."""
+    from demine.bench.play import generated_specs, play_game
+
+    made = too_many = 0
+    for spec in generated_specs(16, 16, 40, "safe", None, 8, "crop36"):
+        rec = GameRecord.from_json(play_game(spec, "fast", keep_record=True).game)
+        for _k, pos, _mv, _lay in positions_of(rec):
+            a = analyze(pos)
+            if a.safe or a.approximate:
+                continue
+            found = puzzles_in(pos, kinds=("guess", "coin"))
+            if (a.solutions or 0) > DEFAULT_MAKE.max_layouts:
+                too_many += 1
+                assert not found
+            for z in found:
+                made += 1
+                covered = sum(1 for v in z.position.states if v >= 9)
+                assert covered == sum(1 for v in pos.states if v >= 9)
+                assert z.position.mines == pos.mines and z.layouts == a.solutions
+    assert made >= 3 and too_many >= 1, (made, too_many)

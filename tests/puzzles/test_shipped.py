@@ -25,6 +25,8 @@ def test_the_shipped_set_has_2000_puzzles_over_kinds_and_difficulties() -> None:
         bands = Counter(p.difficulty for p in PUZZLES if p.kind == k)
         assert len(bands) >= 2, (k, bands)
     assert len({p.id for p in PUZZLES}) == len(PUZZLES)
+    # guess and coin puzzles are whole endgames (no box of a larger one, answered for the box)
+    assert not [p.id for p in PUZZLES if "(box)" in p.source]
 
 
 def _check_forced(p: Puzzle) -> None:

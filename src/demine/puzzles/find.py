@@ -411,41 +411,6 @@ def _near_numbers(position: Position, cells: Iterable[int]) -> tuple[int, ...]:
     return tuple(sorted({d for c in cells for d in geo.neighbours(c) if st[d] < COVERED}))
 
 
-def local_guesses(position: Position, layout: Iterable[int], played: int | None, source: str,
-                  settings: MakeSettings = DEFAULT_MAKE) -> list[Puzzle]:  # fmt: skip
-    """ "guess" and "coin" puzzles in boxes around each part of the frontier of a position with
-    too many layouts for an exact search: a box is given the number of mines it really holds
-    (``layout``: the game's mines), which makes it a small endgame of its own, answered exactly
-    for the box as shown (not for the whole board)."""
-    mined = set(layout)
-    st = position.states
-    out: list[Puzzle] = []
-    unknown = {c for c in range(position.cells) if st[c] >= COVERED}
-    for group in _groups(position, unknown):
-        nums = set(_near_numbers(position, group))
-        for grow in (True, False):
-            cr = crop(position, group | nums, 1, grow)
-            q0 = cr.position
-            if q0.cells > settings.max_area:
-                continue
-            inside = {c for c in unknown if cr.to_crop(c) is not None}
-            if inside == unknown:
-                continue  # the whole board: not a box
-            q = Position(q0.width, q0.height, q0.states, sum(1 for c in inside if c in mined))
-            try:
-                qa = analyze(q)
-            except DemineError:
-                continue
-            if qa.safe or qa.approximate:
-                continue
-            qp = cr.to_crop(played) if played is not None else None
-            found = guess_puzzles(q, qa, qp, source + " (box)", settings)
-            if found:
-                out.extend(found)
-                break
-    return out
-
-
 def guess_puzzles(position: Position, a: Analysis, played: int | None, source: str,
                   settings: MakeSettings = DEFAULT_MAKE) -> list[Puzzle]:  # fmt: skip
     """ "guess" and "coin" puzzles of a position where nothing is proven safe."""
@@ -518,13 +483,18 @@ def _coin_pair(position: Position, a: Analysis) -> tuple[int, int] | None:
 
 
 def puzzles_in(position: Position, played: int | None = None, source: str = "",
-               settings: MakeSettings = DEFAULT_MAKE, layout: Iterable[int] | None = None,
-               kinds: Iterable[Kind] = KINDS, known: Container[str] = ()) -> list[Puzzle]:  # fmt: skip
+               settings: MakeSettings = DEFAULT_MAKE, kinds: Iterable[Kind] = KINDS,
+               known: Container[str] = ()) -> list[Puzzle]:  # fmt: skip
     """Every puzzle ``position`` makes (flags are ignored: they are claims), with ``played`` the
-    cell the player opened there, if known (a tempting guess), and ``layout`` the game's mines,
-    if known (boxes of a position with too many layouts then make guess puzzles of their own);
-    ``kinds``: the kinds looked for; ``known``: ids made already (their boxes are not analysed
-    again: consecutive positions of a game share most of them)."""
+    cell the player opened there, if known (a tempting guess); ``kinds``: the kinds looked for;
+    ``known``: ids made already (their boxes are not analysed again: consecutive positions of a
+    game share most of them).
+
+    Guess and coin puzzles are made only where the whole board's endgame is exact (at most
+    ``max_layouts`` layouts with the mine count): their crop keeps every covered cell, so the
+    chances shown are the game's. (Boxes of a larger frontier, given the mines they really held,
+    were tried and left out: their answer was exact for the box alone, with a mine count the
+    player could not know.)"""
     p = position.without_flags()
     # found in the board's canonical orientation: its rotated and mirrored copies make the same
     # puzzles (the proofs' bookkeeping follows the order of the cells)
@@ -533,8 +503,6 @@ def puzzles_in(position: Position, played: int | None = None, source: str = "",
     p = transform(p, sym)
     if played is not None:
         played = transform_cell(w, h, played, sym)
-    if layout is not None:
-        layout = [transform_cell(w, h, c, sym) for c in layout]
     st = p.states
     if not any(v < COVERED for v in st) or not any(v >= COVERED for v in st):
         return []
@@ -548,10 +516,7 @@ def puzzles_in(position: Position, played: int | None = None, source: str = "",
     if not a.safe:
         if not want & {"guess", "coin"}:
             return []
-        found = guess_puzzles(p, a, played, source, settings)
-        if not found and layout is not None and (a.solutions or 0) > settings.max_layouts:
-            found = local_guesses(p, layout, played, source, settings)
-        return [f for f in found if f.kind in want]
+        return [f for f in guess_puzzles(p, a, played, source, settings) if f.kind in want]
     if not want & {"safe", "all"}:
         return []
     if played is not None and played not in a.safe:

@@ -69,9 +69,7 @@ class Collector:
         self._have[p.kind, p.difficulty] += 1
         return True
 
-    def add_position(
-        self, position: Position, played: int | None, source: str, layout: list[int] | None = None
-    ) -> list[Puzzle]:
+    def add_position(self, position: Position, played: int | None, source: str) -> list[Puzzle]:
         """The new puzzles ``position`` makes (kept)."""
         key = position.states + bytes([position.width % 256, (position.mines or 0) % 256])
         if key in self._seen:
@@ -80,7 +78,7 @@ class Collector:
         self.positions += 1
         t0 = time.perf_counter()
         new = []
-        for p in puzzles_in(position, played, source, self.settings, layout, self.kinds(), self.found):
+        for p in puzzles_in(position, played, source, self.settings, self.kinds(), self.found):
             if self.keep(p):
                 new.append(p)
         self.seconds += time.perf_counter() - t0
@@ -91,14 +89,14 @@ class Collector:
         self.games += 1
         n = 0
         guesses_only = not {"safe", "all"} & set(self.kinds())
-        for k, position, mv, layout in positions_of(record):
+        for k, position, mv, _layout in positions_of(record):
             note = record.note(k - 1)
             if guesses_only and (
                 mv.kind != "reveal" or (note is not None and (note[0] == "safe" or note[1] == 0.0))
             ):
                 continue  # the player saw a proven safe cell here (or flagged): no guess to find
             played = mv.cell if mv.kind == "reveal" else None
-            n += len(self.add_position(position, played, f"{source} move {k}", layout))
+            n += len(self.add_position(position, played, f"{source} move {k}"))
         return n
 
     def add_files(self, path: str | Path, on_error: Callable[[FormatError], None] | None = None) -> int:
