@@ -6,13 +6,20 @@ with hints and a flag on the way, one of the won game and one of its review (a g
 the marks); then the analysis board with the probability overlay on a pasted position. Then the
 same game part-played on a phone ("iPhone 13", touch) in the light and the dark theme, a hinted
 cell's reason read by a tap, and on a desktop in the dark theme with probabilities on.
+
+``python docs/screenshots.py train`` makes only the Train tab's pictures: on a desktop, a "safe"
+puzzle solved with its proof outlined (a medium 1-2-1 one); on a phone, an "all" puzzle failed on
+its second move (a cell not proven either way: framed; the proven cells shown).
 """
 
 from __future__ import annotations
 
+import socket
+import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import uvicorn
 from playwright.sync_api import Page, sync_playwright
@@ -78,12 +85,77 @@ def part_played(page: Page, url: str, touch: bool) -> Page:
     return page
 
 
+# the puzzle's own scroll box (on a phone) and the page back to their top left
+BOARD_TOP = "for (let e = document.getElementById('tr-board'); e; e = e.parentElement) e.scrollTo(0, 0)"
+
+
+def train_puzzle(page: Page, url: str, kind: str, theme: str = "", difficulty: str = "") -> Any:
+    """The Train tab, showing a puzzle of this kind (and theme, difficulty); the puzzle."""
+    from demine.puzzles import read_puzzles
+
+    puzzles = {z.id: z for z in read_puzzles()}
+    page.goto(url)
+    page.click("#tab-train")
+    page.wait_for_selector("#tr-board .cell", timeout=60_000)
+    pid = ""
+    for sel, value in (("#tr-kind", kind), ("#tr-difficulty", difficulty), ("#tr-theme", theme)):
+        if not value:
+            continue
+        with page.expect_response(lambda r: "/api/puzzles/next" in r.url) as asked:
+            page.select_option(sel, value)
+        pid = asked.value.json()["id"]
+        page.wait_for_function("id => document.getElementById('tr-board').dataset.puzzle === id", arg=pid)
+    return puzzles[pid]
+
+
+def train_cell(page: Page, p: Any, cell: int) -> Any:
+    r, c = divmod(cell, p.position.width)
+    return page.locator(f'#tr-board .cell[data-r="{r}"][data-c="{c}"]')
+
+
+def train_shots(browser: Any, p: Any, url: str) -> None:
+    """The Train tab's two pictures (see the module's note)."""
+    ctx = browser.new_context(viewport={"width": 1000, "height": 1000})
+    page = ctx.new_page()
+    z = train_puzzle(page, url, "safe", theme="1-2-1", difficulty="medium")
+    train_cell(page, z, z.answer[0]).click()
+    page.wait_for_selector("#tr-board .cell.because")
+    page.evaluate(BOARD_TOP)
+    page.screenshot(path=str(HERE / "train-desktop.png"))
+    ctx.close()
+    phone = dict(p.devices["iPhone 13"])
+    phone.pop("default_browser_type", None)
+    ctx = browser.new_context(**phone)
+    page = ctx.new_page()
+    z = train_puzzle(page, url, "all", difficulty="medium")
+    assert z.mines and z.safe
+    train_cell(page, z, z.safe[0]).tap()  # right
+    page.wait_for_selector("#tr-board .cell.pick")
+    wrong = next(c for c in range(z.position.cells) if z.position.states[c] == 9 and c not in z.answer)
+    train_cell(page, z, wrong).tap()  # not proven either way: wrong
+    page.wait_for_selector("#tr-board .cell.rv-played")
+    page.evaluate(BOARD_TOP)
+    page.evaluate("document.getElementById('tr-question').scrollIntoView({block: 'start'})")
+    page.screenshot(path=str(HERE / "train-phone.png"))
+    ctx.close()
+
+
 def main() -> None:
-    server = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=8791, log_level="warning"))
+    with socket.socket() as sock:  # a free port on the loopback
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning"))
     threading.Thread(target=server.run, daemon=True).start()
     while not server.started:
         time.sleep(0.05)
-    url = "http://127.0.0.1:8791/"
+    url = f"http://127.0.0.1:{port}/"
+    if sys.argv[1:] == ["train"]:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+            train_shots(browser, p, url)
+            browser.close()
+        server.should_exit = True
+        return
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
         page = browser.new_page(viewport={"width": 760, "height": 760})
@@ -141,6 +213,7 @@ def main() -> None:
         page.check("#prob-toggle")
         page.wait_for_selector("#board .cell.covered:not(.hint-safe):not(.hint-mine) .pct")
         page.screenshot(path=str(HERE / "desktop-dark.png"))
+        train_shots(browser, p, url)
         browser.close()
     server.should_exit = True
 

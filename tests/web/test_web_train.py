@@ -71,6 +71,13 @@ def test_a_puzzle_solved_then_one_failed_with_the_proof_shown(page: Any, server:
     expect(page.locator("#tr-board .cell.because")).to_have_count(len(p.proof[p.answer[0]][1]))
     expect(page.locator("#tr-board .cell.pick")).to_have_count(1)
     expect(page.locator("#tr-streak")).to_have_text("1")
+    # the puzzle's box is as tall as its board (when that fits the screen): no row cut off
+    board_h, box_h, screen_h = page.evaluate(
+        "() => { const b = document.getElementById('tr-board');"
+        " return [b.offsetHeight, b.parentElement.clientHeight, window.innerHeight]; }"
+    )
+    if board_h < 0.8 * screen_h:
+        assert box_h >= board_h, (box_h, board_h)
     assert axe_problems(page) == []
     rating = int(page.locator("#tr-rating").inner_text())
     assert rating > 1500

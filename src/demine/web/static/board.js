@@ -40,7 +40,13 @@ export function fitWrap(el) {
   const wrap = el.parentElement;
   const rows = Number(el.getAttribute("aria-rowcount")) || 0;
   const cols = Number(el.getAttribute("aria-colcount")) || 0;
-  const cell = parseFloat(getComputedStyle(el).getPropertyValue("--cell")) || 26;
+  // --cell is a length, or (the Train tab's) a clamp() the browser resolves: then measure a cell
+  const given = getComputedStyle(el).getPropertyValue("--cell").trim();
+  let cell = /^[\d.]+px$/.test(given) ? parseFloat(given) : NaN;
+  if (!(cell > 0)) {
+    const one = el.querySelector(".cell");
+    cell = one ? one.getBoundingClientRect().height : 26;
+  }
   const w = cols * (cell + 1) + 5;
   const h = rows * (cell + 1) + 5 + (w > wrap.clientWidth ? 17 : 0);  // room for a scroll bar
   wrap.style.height = `${Math.ceil(Math.min(h, 0.85 * window.innerHeight))}px`;
