@@ -21,8 +21,9 @@ def test_the_version_is_written_once_in_the_package() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     assert "version" not in project["project"], "pyproject.toml must not write the version itself"
     assert "version" in project["project"]["dynamic"]
-    path = project["tool"]["hatch"]["version"]["path"]
-    source = (ROOT / path).read_text(encoding="utf-8")
+    # setuptools reads it from the package: demine.__version__ is src/demine/__init__.py's
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "demine.__version__"}
+    source = (ROOT / "src" / "demine" / "__init__.py").read_text(encoding="utf-8")
     written = re.findall(r'^__version__ = "([^"]+)"$', source, flags=re.M)
     assert written == [demine.__version__]
     assert re.fullmatch(r"\d+\.\d+\.\d+(?:[.-]?\w+)?", demine.__version__)

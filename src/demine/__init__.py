@@ -8,6 +8,7 @@
 10
 """
 
+from demine import _build
 from demine.analysis import Analysis, Limit, Reason, analyze, analyze_constraints
 from demine.analysis.noguess import (
     NoGuessBoard,
@@ -40,6 +41,16 @@ from demine.players import Decision, Player, PlayerSpec, available_solvers, find
 from demine.players.best import BestMove, BestSettings, Hooks, best_move
 
 __version__ = "0.1.0"
+
+if _build.stale_modules():  # an editable compiled install whose source changed since
+    import warnings
+
+    _names = ", ".join(_build.stale_modules())
+    warnings.warn(
+        f"demine: compiled modules older than their source run the old code: {_names}"
+        " (reinstall with pip install -e ., or with DEMINE_PURE=1 for the pure-Python build)",
+        stacklevel=2,
+    )
 
 __all__ = [
     "COVERED",

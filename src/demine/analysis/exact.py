@@ -43,7 +43,7 @@ from math import comb
 
 from demine.analysis.constraints import Component, System, components
 from demine.analysis.order import OverBudget, elimination_order, greedy_order
-from demine.analysis.result import Analysis, Limit, Reason
+from demine.analysis.result import Analysis, Limit, Ratio, Reason
 from demine.analysis.rules import Propagator
 from demine.analysis.totals import off_weights, prefix_products, weights_with_total
 from demine.errors import InconsistentPosition
@@ -325,14 +325,14 @@ def _solve(
             if not explain:
                 raise InconsistentPosition("these numbers cannot all hold", ())
             raise _component_conflict(cnt.comp, system, max_mines)
-    prob: dict[int, tuple[int, int]] = {}
+    prob: dict[int, Ratio] = {}
     # the cells proven safe and mines, gathered as probabilities are assigned (box by box), and
     # each distinct value object once (the lowest chance is then found among a few, not per cell)
     safe_cells: list[int] = []
     mine_cells: list[int] = []
-    values: list[tuple[int, int]] = []
+    values: list[Ratio] = []
 
-    def assign(cells: Sequence[int], nd: tuple[int, int]) -> None:
+    def assign(cells: Sequence[int], nd: Ratio) -> None:
         prob.update(dict.fromkeys(cells, nd))
         values.append(nd)
         if nd[0] == 0:
@@ -340,7 +340,8 @@ def _solve(
         elif nd[0] == nd[1]:
             mine_cells.extend(cells)
 
-    zero, one = (0, 1), (1, 1)  # one value object each for the cells the rules decided
+    zero: Ratio = (0, 1)  # one value object each for the cells the rules decided
+    one: Ratio = (1, 1)
     for c, v in decided.items():
         prob[c] = one if v else zero
         (mine_cells if v else safe_cells).append(c)
@@ -459,7 +460,7 @@ def _reasons(
     prop = Propagator(system.constraints, system.describe, system.flag_note)
     prop.run_all()
     out = {c: r for c, r in prop.reasons.items() if c in forced}
-    todo = forced - out.keys()
+    todo = forced.difference(out)  # a frozenset (``forced - out.keys()`` is a set: mypyc refuses it)
     if not todo:
         return out
     for comp in comps:
@@ -495,7 +496,7 @@ def _approximate(system: System, t0: float, prop: Propagator) -> Analysis:
     prop.run_all()
     decided = prop.decided
     rest = prop.remaining()
-    prob: dict[int, tuple[int, int]] = {c: (v, 1) for c, v in decided.items()}
+    prob: dict[int, Ratio] = {c: (v, 1) for c, v in decided.items()}
     # a cell's estimate is the mean of value/size over its constraints: summed in integers over
     # the sizes' common multiple (one Fraction per distinct estimate, not several per cell: this
     # runs after the budget is spent, on boards of thousands of cells)

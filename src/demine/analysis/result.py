@@ -12,6 +12,12 @@ from typing import Literal
 
 ReasonKind = Literal["number", "pair", "component", "mine-count"]
 
+Ratio = tuple[int, ...]
+"""A chance of a mine as ``(numerator, denominator)``. Written as a tuple of any length on purpose:
+the compiled build (mypyc) stores a fixed-length ``tuple[int, int]`` unboxed and makes a new tuple
+object each time it hands one out, and the cells of a box share one such object, told apart by its
+identity (``id``); a plain tuple stays the one object in both builds."""
+
 
 @dataclass(frozen=True, slots=True)
 class Limit:
@@ -99,12 +105,12 @@ class Analysis:
     """Time taken, in milliseconds."""
     known_mines: frozenset[int] = frozenset()
     """Flags trusted as mines (not part of ``unknown``)."""
-    _prob: dict[int, tuple[int, int]] = field(default_factory=dict, repr=False)
+    _prob: dict[int, Ratio] = field(default_factory=dict, repr=False)
     _reasons_fn: Callable[[], dict[int, Reason]] | None = field(default=None, repr=False)
     _reasons: dict[int, Reason] | None = field(default=None, repr=False)
     _min: Fraction | None = field(default=None, repr=False)
-    _fractions: dict[int, tuple[tuple[int, int], Fraction]] = field(default_factory=dict, repr=False)
-    _values: list[tuple[int, int]] | None = field(default=None, repr=False)
+    _fractions: dict[int, tuple[Ratio, Fraction]] = field(default_factory=dict, repr=False)
+    _values: list[Ratio] | None = field(default=None, repr=False)
     """Every value object of ``_prob`` (each at least once), when its maker kept them."""
 
     def probability(self, cell: int) -> Fraction:
@@ -133,7 +139,7 @@ class Analysis:
         return {c: Fraction(n, d) for c, (n, d) in self._prob.items()}
 
     @property
-    def ratios(self) -> Mapping[int, tuple[int, int]]:
+    def ratios(self) -> Mapping[int, Ratio]:
         """Every unknown cell's chance of a mine as ``(numerator, denominator)``, read only: what
         a player reads to compare many cells' chances fast (equal pairs are equal chances; a
         ``Fraction`` per cell is made only when asked for)."""

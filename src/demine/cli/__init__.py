@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from demine import __version__
+from demine._build import build
 from demine.bench import (
     GameResult,
     GameSpec,
@@ -402,7 +403,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="demine",
         description="Minesweeper engine, exact solver and playing assistant.",
     )
-    parser.add_argument("--version", action="version", version=f"demine {__version__}")
+    parser.add_argument("--version", action="version", version=f"demine {__version__} ({build()})")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("new", help="start a game and print the position after the first click")

@@ -17,7 +17,7 @@ from demine.analysis import Analysis, Limit, analyze
 from demine.analysis.constraints import System, position_system, system_after
 from demine.analysis.exact import CountCache, solve_system
 from demine.analysis.order import OverBudget
-from demine.analysis.result import Pace
+from demine.analysis.result import Pace, Ratio
 from demine.engine.game import Move
 from demine.engine.position import COVERED, FLAG, Position
 from demine.errors import InconsistentPosition
@@ -332,9 +332,9 @@ def _survive_two(
     cells = [c for c, nd in ratios.items() if nd[0] != nd[1] and st[c] == COVERED]
     zero_key = zero_chance_keys(position)
     n_nb = neighbour_counts(position.width, position.height)
-    front: list[tuple[tuple[int, int], int, int]] = []
+    front: list[tuple[Ratio, int, int]] = []
     off: tuple[int, int] | None = None
-    off_p: tuple[int, int] | None = None
+    off_p: Ratio | None = None
     for c, near in zip(cells, touches_revealed(position, cells), strict=True):
         if near:
             front.append((ratios[c], zero_key(c), c))

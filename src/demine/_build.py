@@ -1,0 +1,72 @@
+"""Which build of demine is running: the hot modules that a C compiler turns into extension
+modules at install (mypyc, from the same typed source), and whether they are compiled here.
+
+``setup.py`` reads :data:`COMPILED` from this file (without importing demine). Installing with
+``DEMINE_PURE=1``, or without a C compiler and Python's headers, keeps every module pure Python;
+both builds make the same moves (tests/players/test_builds.py).
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+from pathlib import Path
+
+#: The hot modules compiled by mypyc when a compiler is present (the rest stay Python). Not
+#: ``analysis.result``: its ``Pace`` reads the clock through the module's ``time``, which tests
+#: replace, and compiled code keeps the module it imported.
+COMPILED: tuple[str, ...] = (
+    "demine.analysis.constraints",
+    "demine.analysis.exact",
+    "demine.analysis.local",
+    "demine.analysis.order",
+    "demine.analysis.rules",
+    "demine.analysis.totals",
+    "demine.engine.grid",
+    "demine.engine.position",
+    "demine.players.best.moves",
+)
+
+
+def _extensions(root: Path | None) -> dict[str, Path]:
+    """Each module of :data:`COMPILED` that has a compiled extension under ``root`` (the folder
+    that holds the ``demine`` package; this one by default), with the extension's path."""
+    root = root or Path(__file__).resolve().parent.parent
+    out = {}
+    for name in COMPILED:
+        stem = root.joinpath(*name.split("."))
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            ext = stem.with_name(stem.name + suffix)
+            if ext.is_file():
+                out[name] = ext
+                break
+    return out
+
+
+def compiled_modules(root: Path | None = None) -> list[str]:
+    """The modules of :data:`COMPILED` that load from a compiled extension (Python imports an
+    extension module before a ``.py`` file of the same name in the same folder); nothing is
+    imported to find out."""
+    return list(_extensions(root))
+
+
+def stale_modules(root: Path | None = None) -> list[str]:
+    """The compiled modules whose ``.py`` source is newer than their extension: an editable
+    install whose source was changed since. Python still runs the old compiled code; reinstall
+    (``pip install -e .``), or install pure (``DEMINE_PURE=1``) while changing these modules."""
+    out = []
+    for name, ext in _extensions(root).items():
+        source = ext.parent / (name.rsplit(".", 1)[-1] + ".py")
+        if source.is_file() and source.stat().st_mtime > ext.stat().st_mtime:
+            out.append(name)
+    return out
+
+
+def build() -> str:
+    """Which build is running, in a few words: ``compiled (mypyc): 10 of 10 hot modules`` or
+    ``pure Python``."""
+    n = len(compiled_modules())
+    if not n:
+        return "pure Python"
+    stale = stale_modules()
+    note = f"; {len(stale)} older than its source, reinstall" if stale else ""
+    return f"compiled (mypyc): {n} of {len(COMPILED)} hot modules{note}"
