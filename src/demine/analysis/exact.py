@@ -144,22 +144,31 @@ def layouts_by_mines(comp: Component) -> list[int]:
 
 
 def _count_cached(
-    comp: Component, max_mines: int, deadline: float | None, state_cap: int, cache: CountCache
+    comp: Component,
+    max_mines: int,
+    deadline: float | None,
+    state_cap: int,
+    cache: CountCache,
+    order: list[int] | None = None,
 ) -> Counted:
     """:func:`count_component`, or the count of an identical component (same boxes, constraints and
     values) made earlier."""
     key = (tuple(comp.boxes), tuple(map(tuple, comp.box_cons)), tuple(comp.cons_value), max_mines)
     got = cache.get(key)
     if got is None:
-        got = cache[key] = count_component(comp, max_mines, deadline, state_cap)
+        got = cache[key] = count_component(comp, max_mines, deadline, state_cap, order)
     return got
 
 
-def count_component(comp: Component, max_mines: int, deadline: float | None, state_cap: int) -> Counted:
+def count_component(
+    comp: Component, max_mines: int, deadline: float | None, state_cap: int, order: list[int] | None = None
+) -> Counted:
     """The forward pass over one component: the states after each step, and ``W[t]`` (its
     layouts with ``t`` mines), at most ``max_mines`` mines; :class:`OverBudget` past ``deadline``
-    or ``state_cap`` stored states."""
-    order = elimination_order(comp, deadline)
+    or ``state_cap`` stored states. ``order``: the boxes' elimination order, when the caller has
+    one for this structure (any order gives the same count; default :func:`elimination_order`)."""
+    if order is None:
+        order = elimination_order(comp, deadline)
     steps, shift_m, bits = _plan(comp, order)
     mask = (1 << bits) - 1
     binoms = {s: _binom_row(s) for s, _, _, _ in steps}

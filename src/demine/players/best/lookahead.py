@@ -16,6 +16,7 @@ from fractions import Fraction
 from demine.analysis import Analysis, Limit, analyze
 from demine.analysis.constraints import System, position_system, system_after
 from demine.analysis.exact import CountCache, solve_system
+from demine.analysis.incremental import Frame
 from demine.analysis.order import OverBudget
 from demine.analysis.result import Pace, Ratio
 from demine.engine.game import Move
@@ -40,15 +41,16 @@ Leader = tuple[int, float, RankKey]
 #: step so far (:class:`~demine.analysis.result.Pace`): a step's time varies (more on a loaded
 #: machine, where the process waits for a core).
 SLACK = 1.5
-#: One number a candidate could show: its count of layouts, the analysis and the position after.
-Outcome = tuple[int, Analysis, Position]
+#: One number a candidate could show: its count of layouts, the analysis and the position after
+#: (its :class:`~demine.analysis.incremental.Frame` when the outcome was derived from one).
+Outcome = tuple[int, Analysis, Position | Frame]
 
 
 def _outcomes(
     position: Position,
     cell: int,
     limit: Limit,
-    system: System | None = None,
+    system: System | Frame | None = None,
     cache: CountCache | None = None,
     deadline: float | None = None,
 ) -> list[Outcome] | None:
@@ -60,12 +62,14 @@ def _outcomes(
     is started that would run past it). ``system``, when given, is the position's: each
     outcome's is derived from it, and its components' counts are kept in ``cache`` (one per
     look-ahead). With ``deadline`` (a ``time.perf_counter()`` value), each analysis may use the
-    time left until then instead of ``limit.seconds``."""
+    time left until then instead of ``limit.seconds``. ``system`` may be the position's
+    :class:`~demine.analysis.incremental.Frame` instead: each outcome is then derived from it
+    (the same analysis, its untouched components not rebuilt) and carries its own frame."""
     st = position.states
     nb = position.geometry.neighbours(cell)
     flags = sum(1 for d in nb if st[d] == FLAG)
     covered = sum(1 for d in nb if st[d] == COVERED)
-    out = []
+    out: list[Outcome] = []
     pace = Pace(deadline, SLACK)
     for v in range(flags, flags + covered + 1):
         after = position.with_state(cell, v)
@@ -75,6 +79,12 @@ def _outcomes(
         if deadline is not None:
             budget = Limit(seconds=deadline - pace.started, states=limit.states)
         try:
+            if isinstance(system, Frame):
+                frame = system.after(after, cell, deadline)
+                a = frame.analysis(deadline)
+                if a.solutions:
+                    out.append((a.solutions, a, frame))
+                continue
             if system is None:
                 a = analyze(after, limit=budget)
             else:
@@ -178,6 +188,14 @@ def look_ahead(
     best_key: RankKey | None = None
     best_cell = candidates[0]
     count_cache: CountCache = {}  # the outcomes' component counts, shared by the candidates
+    # the outcomes are derived from the position's frame: only the components a number touches
+    # are rebuilt and counted again (the same analyses)
+    base: System | Frame | None = system
+    if system is not None and system.mines_left is not None:
+        try:
+            base = Frame.root(system, position, count_cache, limit, deadline)
+        except (OverBudget, InconsistentPosition):
+            base = system
     # with depth 3: each candidate's depth-2 key, cell, own safety and outcomes
     deep: list[tuple[RankKey, int, float, list[Outcome]]] = []
 
@@ -206,7 +224,7 @@ def look_ahead(
             # the two-guess score only bounds the deeper one: no candidate is cut on its outcomes
             beat = None
         kept: list[Outcome] | None = [] if depth3 else None
-        outs = _outcomes_pruned(position, c, limit, safe_c, beat, system, count_cache, deadline, kept)
+        outs = _outcomes_pruned(position, c, limit, safe_c, beat, base, count_cache, deadline, kept)
         pace.done()
         if outs is None:
             continue
@@ -232,7 +250,7 @@ def look_ahead(
             if found is None or float(safe_c) < found[1] - TIE:
                 break
             kept = []
-            outs = _outcomes_pruned(position, c, limit, safe_c, None, system, count_cache, deadline, kept)
+            outs = _outcomes_pruned(position, c, limit, safe_c, None, base, count_cache, deadline, kept)
             if outs is None:
                 break
             entry = (rank_key(c, safe_c, outs), c, float(safe_c), kept)
@@ -272,7 +290,7 @@ def _outcomes_pruned(
     limit: Limit,
     safe_c: Fraction,
     beat: Fraction | None,
-    system: System | None = None,
+    system: System | Frame | None = None,
     cache: CountCache | None = None,
     deadline: float | None = None,
     kept: list[Outcome] | None = None,
@@ -311,7 +329,12 @@ def _survive_one(a: Analysis) -> float:
 
 
 def _survive_two(
-    position: Position, a: Analysis, system: System, cache: CountCache, deadline: float | None, inner: int
+    position: Position,
+    a: Analysis,
+    system: System | Frame,
+    cache: CountCache,
+    deadline: float | None,
+    inner: int,
 ) -> float | None:
     """The chance to survive the next two reveals of ``position`` (analysis ``a``, system
     ``system``), playing the best of a few candidates: with two proven safe cells 1; with one, it
@@ -361,16 +384,51 @@ def _survive_two(
 
 
 def _reveal_worth(
-    position: Position, cell: int, system: System, cache: CountCache, deadline: float | None
+    position: Position, cell: int, system: System | Frame, cache: CountCache, deadline: float | None
 ) -> tuple[float, float] | None:
     """Over the numbers ``cell`` can show: the layouts with it safe, and their sum of the chance
     to survive one more reveal afterwards (both scaled by :func:`_scaled`). None when the budget
     (``deadline``) ran out."""
+    if isinstance(system, Frame):
+        found = _survivals(position, cell, system, deadline)
+        if found is None:
+            return None
+        weights, total = _scaled([n for n, _ in found])
+        return total, sum(w * s for w, (_, s) in zip(weights, found, strict=True))
     outs = _outcomes(position, cell, Limit(), system, cache, deadline)
     if outs is None or any(o.approximate for _, o, _ in outs):
         return None
     weights, total = _scaled([n for n, _, _ in outs])
     return total, sum(w * _survive_one(o) for w, (_, o, _) in zip(weights, outs, strict=True))
+
+
+def _survivals(
+    position: Position, cell: int, frame: Frame, deadline: float | None
+) -> list[tuple[int, float]] | None:
+    """For each number ``cell`` could show: the count of layouts and the chance to survive one
+    more reveal afterwards (:func:`_survive_one` of its analysis), derived from ``frame``
+    (``position``'s) without the analyses' tables; None as in :func:`_outcomes`."""
+    st = position.states
+    nb = position.geometry.neighbours(cell)
+    flags = sum(1 for d in nb if st[d] == FLAG)
+    covered = sum(1 for d in nb if st[d] == COVERED)
+    out = []
+    pace = Pace(deadline, SLACK)
+    for v in range(flags, flags + covered + 1):
+        after = position.with_state(cell, v)
+        if not pace.fits():
+            return None
+        try:
+            n, survive = frame.after(after, cell, deadline).survival(deadline)
+        except InconsistentPosition:
+            continue
+        except OverBudget:
+            return None
+        finally:
+            pace.done()
+        if n:
+            out.append((n, survive))
+    return out
 
 
 #: Layout counts of at most this many bits are used as floats as they are.
@@ -429,11 +487,15 @@ def _three_guesses(
             rest -= n * _survive_one(o)
             if not pace.fits():
                 return None
-            try:
-                sys2 = system_after(system, after, cell)
-            except InconsistentPosition:
-                continue
-            v2 = _survive_two(after, o, sys2, cache, deadline, inner)
+            if isinstance(after, Frame):
+                base: System | Frame = after
+                after = after.position
+            else:
+                try:
+                    base = system_after(system, after, cell)
+                except InconsistentPosition:
+                    continue
+            v2 = _survive_two(after, o, base, cache, deadline, inner)
             pace.done()
             if v2 is None:
                 return None

@@ -1,0 +1,430 @@
+"""Analyses of the positions a search imagines, each derived from the one before it.
+
+A look-ahead analyses the position after each number a candidate cell could show, and the
+positions after those. Each such position differs from the one before in one cell, and that cell
+touches at most a few of the frontier's independent components: a :class:`Frame` keeps a
+position's components (their constraints after the number rule, and their counts), and
+:meth:`Frame.after` rebuilds, propagates and counts only the components the new number touches.
+The others are shared, uncounted and unordered again.
+
+The result is the analysis :func:`~demine.analysis.exact.solve_system` gives on the derived
+position's system, as exact numbers: the same layouts are counted, so every probability is the
+same fraction and the count of layouts the same integer (the ``(numerator, denominator)`` pairs
+may differ by a common factor; tested against a fresh analysis). Rules decide cells in another
+order (the number rule runs only where the new number reached), which changes no probability.
+
+Only positions with a known mine total are derived here; a cell's own number is read with the
+flags trusted (the look-ahead's systems).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from demine.analysis.constraints import Component, System, _describer, _number_constraint, components
+from demine.analysis.exact import (
+    PAIR_BOXES,
+    PAIR_WIDTH,
+    CountCache,
+    Counted,
+    _count_cached,
+    _width,
+    marginals,
+)
+from demine.analysis.order import elimination_order
+from demine.analysis.result import Analysis, Limit, Reason
+from demine.analysis.rules import Constraint, Propagator
+from demine.analysis.totals import off_weights, prefix_products, weights_with_total
+from demine.engine.position import Position
+from demine.errors import InconsistentPosition
+
+_ZERO = (0, 1)
+_ONE = (1, 1)
+
+
+class Piece:
+    """A component's structure, shared by the frames whose constraints differ only in value."""
+
+    __slots__ = ("comp", "members", "order")
+
+    def __init__(self, comp: Component, members: list[int]) -> None:
+        self.comp = comp
+        """The component as first built (its boxes and links; values filled in per frame)."""
+        self.members = members
+        """For each of its constraints, its index among the constraints it was built from."""
+        self.order: list[int] | None = None
+        """Its elimination order, once made (it depends on the structure only; any order counts
+        the same)."""
+
+
+#: Shapes by structure: the components of a list of constraints (None: one is wide).
+Shapes = dict[tuple[tuple[tuple[int, ...], int], ...], list[Piece] | None]
+
+
+class Part:
+    """One independent component of a frame: its constraints (over cells no rule decided) and
+    its count."""
+
+    __slots__ = ("cells", "cons", "counted", "tables", "uses")
+
+    def __init__(self, cons: list[Constraint], counted: Counted) -> None:
+        self.cons = cons
+        """Its constraints."""
+        self.counted = counted
+        """Its count (:func:`~demine.analysis.exact.count_component`)."""
+        self.cells = [c for box in counted.comp.boxes for c in box]
+        """Its cells."""
+        self.uses = 0
+        """Analyses it took part in."""
+        self.tables: list[tuple[int, list[int]]] | None = None
+        """Per mine total ``t`` it can hold: ``t`` and each box's weighted mine count over its
+        layouts with ``t`` mines (made at its second analysis: a part shared by many frames then
+        weighs its boxes without a backward pass)."""
+
+    def weighted(self, R: list[int]) -> list[int]:
+        """Each box's weighted mine count over the part's layouts, a layout with ``t`` mines
+        weighing ``R[t]``: :func:`~demine.analysis.exact.marginals`'s first result."""
+        self.uses += 1
+        tables = self.tables
+        if tables is None:
+            if self.uses < 2:
+                return marginals(self.counted, R)[0]
+            W = self.counted.W
+            tables = self.tables = []
+            for t, w in enumerate(W):
+                if w:
+                    unit = [0] * len(W)
+                    unit[t] = 1
+                    tables.append((t, marginals(self.counted, unit)[0]))
+        M = [0] * len(self.counted.comp.boxes)
+        for t, row in tables:
+            r = R[t]
+            if r:
+                for b, m in enumerate(row):
+                    if m:
+                        M[b] += m * r
+        return M
+
+
+def _constraints_of(comp: Component) -> list[Constraint]:
+    """A component's constraints, ``(sorted cells, value, label)``, in label order."""
+    boxes = comp.boxes
+    out = [
+        (tuple(sorted(c for b in bs for c in boxes[b])), v, lab)
+        for bs, v, lab in zip(comp.cons_boxes, comp.cons_value, comp.cons_label, strict=True)
+    ]
+    out.sort(key=lambda t: t[2])
+    return out
+
+
+class Frame:
+    """A position with a known mine total, analysed component by component (see the module's
+    docstring). Built for the root of a search by :meth:`root`, then derived by :meth:`after`."""
+
+    __slots__ = (
+        "_part_of",
+        "cache",
+        "decided",
+        "known_mines",
+        "mines_left",
+        "note",
+        "off",
+        "parts",
+        "position",
+        "shapes",
+        "states",
+        "unknown",
+    )
+
+    def __init__(
+        self,
+        position: Position,
+        unknown: list[int],
+        mines_left: int,
+        known_mines: frozenset[int],
+        note: str,
+        decided: dict[int, int],
+        parts: list[Part],
+        off: list[int],
+        cache: CountCache,
+        states: int,
+        shapes: Shapes,
+    ) -> None:
+        self.position = position
+        self.unknown = unknown
+        """The covered cells (the system's unknown cells), in cell order."""
+        self.mines_left = mines_left
+        self.known_mines = known_mines
+        self.note = note
+        self.decided = decided
+        """Cells the rules decided: 1 a mine, 0 safe."""
+        self.parts = parts
+        self.off = off
+        """The unknown cells in no constraint and not decided."""
+        self.cache = cache
+        """Component counts by structure, shared by the frames of one search."""
+        self.states = states
+        """The most states a count may store (``Limit.states``)."""
+        self.shapes = shapes
+        """Component structures already met in the search."""
+        self._part_of: dict[int, Part] | None = None
+
+    @classmethod
+    def root(
+        cls,
+        system: System,
+        position: Position,
+        cache: CountCache,
+        limit: Limit,
+        deadline: float | None = None,
+    ) -> Frame:
+        """The frame of ``system`` (``position``'s, with a known mine total), its components
+        counted into ``cache``. Raises :class:`InconsistentPosition` for an impossible system and
+        :class:`~demine.analysis.order.OverBudget` past ``deadline`` or ``limit.states``."""
+        if system.mines_left is None:
+            raise ValueError("a frame needs a known mine total")
+        prop = Propagator(system.constraints, system.describe, system.flag_note)
+        prop.run_numbers()
+        comps = components(prop.remaining())
+        if any(len(c.boxes) >= PAIR_BOXES and _width(c, deadline) >= PAIR_WIDTH for c in comps):
+            prop.run_all()
+            comps = components(prop.remaining())
+        decided = dict(prop.decided)
+        left = system.mines_left - sum(decided.values())
+        if left < 0:
+            raise InconsistentPosition("the numbers need more mines than are left", (), mine_count=True)
+        parts = [
+            Part(_constraints_of(c), _count_cached(c, left, deadline, limit.states, cache)) for c in comps
+        ]
+        placed = {c for p in parts for c in p.cells}
+        placed.update(decided)
+        off = [c for c in system.unknown if c not in placed]
+        return cls(
+            position,
+            list(system.unknown),
+            system.mines_left,
+            system.known_mines,
+            system.flag_note,
+            decided,
+            parts,
+            off,
+            cache,
+            limit.states,
+            {},
+        )
+
+    def _shape(self, local: list[Constraint], deadline: float | None) -> list[Piece] | None:
+        """The components of ``local`` (constraints in label order that no rule changes) as
+        pieces whose values are filled in from ``local``: made once per structure (the cells and
+        labels) and kept in the search's cache; None when a component is wide enough for the
+        pair rule to run first (:func:`~demine.analysis.exact.solve_system`'s test)."""
+        key = tuple([(cs, lab) for cs, _, lab in local])
+        shapes = self.shapes
+        if key in shapes:
+            return shapes[key]
+        comps = components(local)
+        got: list[Piece] | None = None
+        if not any(len(c.boxes) >= PAIR_BOXES and _width(c, deadline) >= PAIR_WIDTH for c in comps):
+            index = {lab: i for i, (_, _, lab) in enumerate(local)}
+            got = [Piece(comp, [index[lab] for lab in comp.cons_label]) for comp in comps]
+        shapes[key] = got
+        return got
+
+    def part_of(self, cell: int) -> Part | None:
+        """The part whose constraints hold ``cell`` (None: decided or off the frontier)."""
+        if self._part_of is None:
+            self._part_of = {c: p for p in self.parts for c in p.cells}
+        return self._part_of.get(cell)
+
+    def after(self, after: Position, cell: int, deadline: float | None = None) -> Frame:
+        """The frame of ``after``: this frame's position with ``cell`` (covered here) showing a
+        number. Only the parts the number touches are rebuilt and counted. Raises
+        :class:`InconsistentPosition` when the number cannot hold, and
+        :class:`~demine.analysis.order.OverBudget` past ``deadline`` or the state budget."""
+        decided = self.decided
+        if decided.get(cell) == 1:
+            raise InconsistentPosition("a proven mine cannot show a number", (cell,))
+        own = _number_constraint(after, cell, True, after.geometry.neighbours(cell))
+        touched: dict[int, Part] = {}  # by id, in the order met
+        local: list[Constraint] = []
+        home = self.part_of(cell)
+        if home is not None:
+            touched[id(home)] = home
+        new_off: set[int] = set()
+        if own is not None:
+            cells = []
+            need = own[1]
+            for c in own[0]:
+                v = decided.get(c)
+                if v is not None:
+                    need -= v
+                    continue
+                cells.append(c)
+                p = self.part_of(c)
+                if p is None:
+                    new_off.add(c)
+                elif id(p) not in touched:
+                    touched[id(p)] = p
+            if cells or need:
+                local.append((tuple(cells), need, cell))
+        for p in touched.values():
+            for cs, v, lab in p.cons:
+                if cell in cs:
+                    cs = tuple(c for c in cs if c != cell)
+                local.append((cs, v, lab))
+        local.sort(key=lambda t: t[2])
+        cache = self.cache
+        parts = [p for p in self.parts if id(p) not in touched]
+        shape = None
+        if all(0 < v < len(cs) for cs, v, _ in local):
+            # no rule fires: the parts are the shape's (known from an earlier number of the same
+            # cell, or another search step), with these values
+            shape = self._shape(local, deadline)
+        if shape is not None:
+            if cell in decided:
+                decided = dict(decided)
+                del decided[cell]
+            left = self.mines_left - sum(decided.values())
+            for piece in shape:
+                cons = [local[i] for i in piece.members]
+                comp = piece.comp
+                comp = Component(
+                    comp.boxes, comp.box_cons, [v for _, v, _ in cons], comp.cons_label, comp.cons_boxes
+                )
+                if piece.order is None:
+                    piece.order = elimination_order(comp, deadline)
+                parts.append(Part(cons, _count_cached(comp, left, deadline, self.states, cache, piece.order)))
+        else:
+            prop = Propagator(local, _describer(after), self.note)
+            prop.run_numbers()
+            comps = components(prop.remaining())
+            if any(len(c.boxes) >= PAIR_BOXES and _width(c, deadline) >= PAIR_WIDTH for c in comps):
+                prop.run_all()
+                comps = components(prop.remaining())
+            if prop.decided or cell in decided:
+                decided = dict(decided)
+                decided.pop(cell, None)
+                decided.update(prop.decided)
+            left = self.mines_left - sum(decided.values())
+            for comp in comps:
+                parts.append(
+                    Part(_constraints_of(comp), _count_cached(comp, left, deadline, self.states, cache))
+                )
+        if left < 0:
+            raise InconsistentPosition("the numbers need more mines than are left", (), mine_count=True)
+        off = self.off
+        if new_off or home is None:  # cells off the frontier joined it (or were opened)
+            off = off.copy()  # (each dropped at C speed: a few cells of hundreds)
+            for c in new_off:
+                off.remove(c)
+            if home is None and cell not in self.decided:
+                off.remove(cell)
+        unknown = self.unknown.copy()
+        unknown.remove(cell)
+        return Frame(
+            after,
+            unknown,
+            self.mines_left,
+            self.known_mines,
+            self.note,
+            decided,
+            parts,
+            off,
+            cache,
+            self.states,
+            self.shapes,
+        )
+
+    def _weigh(self, deadline: float | None) -> tuple[int, int, list[list[int]]]:
+        """Over all layouts: the weight of those with a mine on one given cell off the frontier,
+        the count of layouts, and per part each box's weighted mine count (raises
+        :class:`InconsistentPosition` when no layout is left)."""
+        left = self.mines_left - sum(self.decided.values())
+        n_off = len(self.off)
+        parts = self.parts
+        polys = [p.counted.W for p in parts]
+        pre = prefix_products(polys, deadline)
+        num, z = off_weights(pre[-1], n_off, left)
+        if z == 0:
+            raise InconsistentPosition("these numbers cannot all hold", ())
+        weights = weights_with_total(polys, pre, n_off, left, deadline)
+        return num, z, [p.weighted(R) for p, R in zip(parts, weights, strict=True)]
+
+    def survival(self, deadline: float | None = None) -> tuple[int, float]:
+        """The frame's count of layouts, and the chance to survive one more reveal: 1 with a
+        proven safe cell or no cell left that could be safe, else one minus the lowest chance of
+        a mine (as ``Analysis.min_probability`` gives it, as a float), without the analysis's
+        table of every cell."""
+        num, z, weighed = self._weigh(deadline)
+        if 0 in self.decided.values():
+            return z, 1.0
+        best_n, best_d = 1, 1
+        for p, M in zip(self.parts, weighed, strict=True):
+            for m, cells in zip(M, p.counted.comp.boxes, strict=True):
+                if m == 0:
+                    return z, 1.0
+                d = len(cells) * z
+                if m * best_d < best_n * d:
+                    best_n, best_d = m, d
+        if self.off:
+            if num == 0:
+                return z, 1.0
+            if num * best_d < best_n * z:
+                best_n, best_d = num, z
+        return z, 1.0 if best_n == best_d else 1.0 - best_n / best_d
+
+    def analysis(self, deadline: float | None = None) -> Analysis:
+        """The frame's analysis: exact probabilities (what :func:`solve_system` gives on its
+        system, as fractions), its safe cells and mines, its count of layouts; without reasons
+        until asked for (then from a fresh analysis). Raises :class:`InconsistentPosition` when no
+        layout is left, :class:`~demine.analysis.order.OverBudget` past ``deadline``."""
+        t0 = time.perf_counter()
+        decided = self.decided
+        off = self.off
+        n_off = len(off)
+        num, z, weighed = self._weigh(deadline)
+        prob: dict[int, tuple[int, int]] = {}
+        values: list[tuple[int, int]] = []
+        safe_cells: list[int] = []
+        mine_cells: list[int] = []
+
+        def assign(cells: Sequence[int], nd: tuple[int, int]) -> None:
+            prob.update(dict.fromkeys(cells, nd))
+            values.append(nd)
+            if nd[0] == 0:
+                safe_cells.extend(cells)
+            elif nd[0] == nd[1]:
+                mine_cells.extend(cells)
+
+        for c, v in decided.items():
+            prob[c] = _ONE if v else _ZERO
+            (mine_cells if v else safe_cells).append(c)
+        if mine_cells:
+            values.append(_ONE)
+        if safe_cells:
+            values.append(_ZERO)
+        for p, M in zip(self.parts, weighed, strict=True):
+            for b, cells in enumerate(p.counted.comp.boxes):
+                assign(cells, (M[b], len(cells) * z))
+        if n_off:
+            assign(off, (num, z))
+        position = self.position
+
+        def reasons() -> dict[int, Reason]:
+            from demine.analysis import analyze
+
+            return analyze(position).reasons
+
+        return Analysis(
+            unknown=tuple(self.unknown),
+            safe=frozenset(safe_cells),
+            mines=frozenset(mine_cells),
+            solutions=z,
+            approximate=False,
+            ms=(time.perf_counter() - t0) * 1000.0,
+            known_mines=self.known_mines,
+            _prob=prob,
+            _reasons_fn=reasons,
+            _values=values,
+        )

@@ -1,0 +1,112 @@
+"""Frames (demine.analysis.incremental): a derived position's analysis, its untouched components
+shared, is exactly the analysis of that position made from scratch."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from demine import InconsistentPosition, Position
+from demine.analysis import Analysis, Limit, analyze
+from demine.analysis.constraints import position_system
+from demine.analysis.exact import CountCache
+from demine.analysis.incremental import Frame
+from demine.engine.game import Game
+from demine.engine.position import COVERED
+from demine.players.best.lookahead import _survive_one
+from tests.helpers import random_position
+
+
+def _check(frame: Frame, after: Position, cell: int) -> Frame | None:
+    """``frame.after`` agrees with a fresh analysis of ``after`` (both impossible, or the same
+    probabilities as fractions, safe cells, mines, count and covered cells); its frame."""
+    try:
+        want = analyze(after)
+    except InconsistentPosition:
+        with pytest.raises(InconsistentPosition):
+            frame.after(after, cell).analysis()
+        return None
+    derived = frame.after(after, cell)
+    got = derived.analysis()
+    _same(got, want)
+    assert derived.survival() == (want.solutions, _survive_one(want))
+    return derived
+
+
+def _same(got: Analysis, want: Analysis) -> None:
+    assert got.probabilities == want.probabilities
+    assert (got.safe, got.mines, got.solutions, got.unknown) == (
+        want.safe,
+        want.mines,
+        want.solutions,
+        want.unknown,
+    )
+    assert got.min_probability() == want.min_probability()
+    assert not got.approximate
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**9))
+def test_derived_frames_match_a_fresh_analysis_two_reveals_deep(seed: int) -> None:
+    rng = random.Random(seed)
+    w, h = rng.randint(3, 9), rng.randint(3, 8)
+    p, _ = random_position(rng, w, h, rng.randint(1, w * h // 4), rng.randint(4, 24), flag_share=0.5)
+    try:
+        system = position_system(p)
+        analyze(p)
+    except InconsistentPosition:
+        return
+    cache: CountCache = {}
+    root = Frame.root(system, p, cache, Limit())
+    covered = [c for c in range(p.cells) if p.states[c] == COVERED]
+    for cell in rng.sample(covered, min(4, len(covered))):
+        for v in range(9):
+            after = p.with_state(cell, v)
+            derived = _check(root, after, cell)
+            if derived is None:
+                continue
+            # a second reveal, derived from the first (the three-reveal look-ahead's inner level)
+            more = [c for c in range(after.cells) if after.states[c] == COVERED]
+            for cell2 in rng.sample(more, min(2, len(more))):
+                for v2 in range(9):
+                    _check(derived, after.with_state(cell2, v2), cell2)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_derived_frames_match_on_expert_positions(seed: int) -> None:
+    # positions of real expert games (long frontiers, several components), each covered cell's
+    # numbers derived from the position's frame and from those frames again
+    rng = random.Random(seed)
+    g = Game(30, 16, 99, rule="safe", seed=f"frames/{seed}")
+    g.reveal(0)
+    checked = 0
+    while not g.over:
+        p = g.position()
+        a = analyze(p)
+        if not a.safe:
+            root = Frame.root(position_system(p), p, {}, Limit())
+            covered = [c for c in a.unknown if a.ratios[c][0] != a.ratios[c][1]]
+            for cell in rng.sample(covered, min(3, len(covered))):
+                for v in range(9):
+                    derived = _check(root, p.with_state(cell, v), cell)
+                    if derived is None:
+                        continue
+                    checked += 1
+                    after = derived.position
+                    inner = [c for c in covered if c != cell]
+                    for cell2 in rng.sample(inner, min(1, len(inner))):
+                        for v2 in range(9):
+                            _check(derived, after.with_state(cell2, v2), cell2)
+            g.reveal(min(a.unknown, key=lambda c: (a.probability(c), c)))
+        else:
+            g.reveal(min(a.safe))
+    assert checked > 0
+
+
+def test_a_frame_needs_the_mine_total() -> None:
+    p = Position.from_text("3x1\n1HH")
+    with pytest.raises(ValueError, match="mine total"):
+        Frame.root(position_system(p), p, {}, Limit())
