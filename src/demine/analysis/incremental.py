@@ -33,14 +33,14 @@ from demine.analysis.exact import (
     marginals,
 )
 from demine.analysis.order import elimination_order
-from demine.analysis.result import Analysis, Limit, Reason
+from demine.analysis.result import Analysis, Limit, Ratio, Reason
 from demine.analysis.rules import Constraint, Propagator
 from demine.analysis.totals import off_weights, prefix_products, weights_with_total
 from demine.engine.position import Position
 from demine.errors import InconsistentPosition
 
-_ZERO = (0, 1)
-_ONE = (1, 1)
+_ZERO: Ratio = (0, 1)
+_ONE: Ratio = (1, 1)
 
 
 class Piece:
@@ -384,12 +384,12 @@ class Frame:
         off = self.off
         n_off = len(off)
         num, z, weighed = self._weigh(deadline)
-        prob: dict[int, tuple[int, int]] = {}
-        values: list[tuple[int, int]] = []
+        prob: dict[int, Ratio] = {}
+        values: list[Ratio] = []
         safe_cells: list[int] = []
         mine_cells: list[int] = []
 
-        def assign(cells: Sequence[int], nd: tuple[int, int]) -> None:
+        def assign(cells: Sequence[int], nd: Ratio) -> None:
             prob.update(dict.fromkeys(cells, nd))
             values.append(nd)
             if nd[0] == 0:
