@@ -124,6 +124,40 @@ def test_a_guess_and_an_all_puzzle_by_click_and_flag_mode(page: Any, server: str
     _shot(page, "train-all")
 
 
+def test_an_answer_counts_for_the_player_whose_record_is_on_the_server(page: Any, server: str) -> None:
+    """With the record kept on the server, the page sends the player's token with its answers:
+    the puzzle's attempt is counted for the player (the same token again is not counted)."""
+    made = page.request.post(server + "/api/players")
+    token = made.json()["token"]
+    page.goto(server + "/")
+    page.evaluate(
+        "t => { localStorage.setItem('demine.record.where', 'server');"
+        " localStorage.setItem('demine.record.token', t); }",
+        token,
+    )
+    p = _open_train(page, server, "safe")
+    with page.expect_response(lambda r: "/answer" in r.url) as sent:
+        _press(page, _cell(page, p, p.answer[0]))
+    assert sent.value.request.headers.get("authorization") == f"Bearer {token}"
+    assert sent.value.json()["counted"] is True
+    expect(page.locator("#tr-msg")).to_contain_text("Right")
+    rc = list(divmod(p.answer[0], p.position.width))
+    again = page.request.post(
+        f"{server}/api/puzzles/{p.id}/answer",
+        data={"cell": rc},
+        headers={"authorization": f"Bearer {token}"},
+    )
+    assert again.ok and again.json()["counted"] is False  # this player's attempt is counted already
+    assert page.request.get(f"{server}/api/puzzles/{p.id}").json()["attempts"] >= 1
+    # a token the server no longer knows: the answer is still judged (counted for the address)
+    page.evaluate("() => localStorage.setItem('demine.record.token', 'expired-token')")
+    _press(page, page.locator("#tr-next"))
+    expect(page.locator("#tr-msg")).to_contain_text("Your move")
+    q = _current(page, "safe")
+    _press(page, _cell(page, q, q.answer[0]))
+    expect(page.locator("#tr-msg")).to_contain_text("Right")
+
+
 def _shot(page: Any, name: str) -> str:
     import tempfile
     from pathlib import Path

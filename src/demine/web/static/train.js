@@ -3,8 +3,9 @@
 // The player's rating (Glicko-2, computed by the server from the rating the page sends) and streak
 // are kept in this browser's IndexedDB, beside the record of games (database "demine-training").
 
-import { api } from "./api.js";
+import { api, answer as answerOf } from "./api.js";
 import { cellAt, drawBoard, eventCell } from "./board.js";
+import { chosen } from "./stats/store.js";
 import { $, key, MOVES } from "./util.js";
 
 const DB = "demine-training";
@@ -117,6 +118,21 @@ function setCall(yes) {
   say(yes ? "A true 50/50: now open one of the pair." : "Not yet: now open the cell that tells you more first.");
 }
 
+// An answer, sent with the player's token when their record is kept on the server (the server then
+// counts one attempt per puzzle for the player, not for the address); a token the server no longer
+// knows is dropped for this answer.
+async function post(path, body) {
+  const store = chosen();
+  const token = store.where === "server" ? store.token() : null;
+  const send = (auth) => fetch(path, {
+    method: "POST", body: JSON.stringify(body),
+    headers: { "Content-Type": "application/json", ...(auth ? { Authorization: `Bearer ${auth}` } : {}) },
+  });
+  let res = await send(token);
+  if (token && res.status === 401) res = await send(null);
+  return answerOf(res);
+}
+
 async function answer(r, c, flag) {
   const p = tr.puzzle;
   if (!p || tr.done || tr.busy) return;
@@ -126,7 +142,7 @@ async function answer(r, c, flag) {
   try {
     const counts = !(tr.profile.daily && p.daily && tr.profile.daily === p.daily);
     const body = { cell: [r, c], flag, fifty: tr.fifty, marked: tr.marked, player: counts ? tr.profile : null };
-    const v = await api(`/api/puzzles/${p.id}/answer`, {
+    const v = await post(`/api/puzzles/${p.id}/answer`, {
       ...body, player: body.player && { rating: body.player.rating, rd: body.player.rd, volatility: body.player.volatility },
     });
     judged(r, c, flag, v, counts);
