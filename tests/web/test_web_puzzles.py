@@ -179,3 +179,35 @@ def test_attempt_marks_expire_and_are_capped_but_the_ratings_stay(tmp_path: Any)
     assert stats.expire(1031 * day + 200) == 4  # 30 days later every mark (3 + the new one) has expired
     assert all(stats.get(p.id) is not None for p in ps) and stats.get(ps[0].id).attempts == 2  # type: ignore[union-attr]
     store.close()
+
+
+def test_a_puzzle_whose_learned_rating_left_its_band_is_served_in_the_new_one() -> None:
+    """Many strong players fail an easy puzzle: its learned rating climbs out of "easy", and
+    /next serves it under the difficulty it has now (the one it is shown with)."""
+    from demine.puzzles import Rating, band
+
+    p = next(z for z in PUZZLES.values() if z.kind == "safe" and z.difficulty == "easy")
+    with TestClient(create_app(":memory:")) as client:
+        stats = client.app.state.puzzle_stats  # type: ignore[attr-defined]
+        k = 0
+        while band(stats.get(p.id).rating if stats.get(p.id) else p.rating) == "easy":
+            assert stats.count(p, f"c:strong{k}", Rating(2500, 100), 0.0)[0]
+            k += 1
+            assert k < 200
+        now = band(stats.get(p.id).rating)
+        assert client.get(f"/api/puzzles/{p.id}").json()["difficulty"] == now != "easy"
+        stats.cache = 0.0  # (the learned ratings are read again at once)
+        # with every other puzzle of its old band seen, asking for that band no longer finds it
+        easy = [
+            z.id for z in PUZZLES.values() if z.kind == "safe" and z.difficulty == "easy" and z.id != p.id
+        ]
+        got = client.get(
+            "/api/puzzles/next", params={"kind": "safe", "difficulty": "easy", "seen": ",".join(easy)}
+        ).json()
+        assert got["id"] != p.id and got["difficulty"] == "easy"
+        # and with every other puzzle of its new band seen, asking for the new band finds it
+        there = [z.id for z in PUZZLES.values() if z.kind == "safe" and z.difficulty == now and z.id != p.id]
+        got = client.get(
+            "/api/puzzles/next", params={"kind": "safe", "difficulty": now, "seen": ",".join(there)}
+        ).json()
+        assert got["id"] == p.id and got["difficulty"] == now

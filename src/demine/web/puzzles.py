@@ -364,22 +364,22 @@ def add_puzzle_routes(
     ) -> Response:
         rate.hit("hints", client(request))
         pool = _set()[0]
-        if kind:
-            pool = [p for p in pool if p.kind == kind]
-        if theme:
-            pool = [p for p in pool if theme in p.themes]
-        if difficulty:
-            pool = [p for p in pool if p.difficulty == difficulty]
-        if not pool:
-            raise HTTPException(404, "no puzzle has that kind, theme and difficulty: choose others")
-        skip = set(seen.split(",")[:MAX_SEEN]) if seen else set()
-        fresh = [p for p in pool if p.id not in skip] or pool
         learned = stats.all()
 
         def now_rated(p: Puzzle) -> float:
             got = learned.get(p.id)
             return got.rating if got is not None else p.rating
 
+        if kind:
+            pool = [p for p in pool if p.kind == kind]
+        if theme:
+            pool = [p for p in pool if theme in p.themes]
+        if difficulty:  # by the rating as learned (the one served)
+            pool = [p for p in pool if band(now_rated(p)) == difficulty]
+        if not pool:
+            raise HTTPException(404, "no puzzle has that kind, theme and difficulty: choose others")
+        skip = set(seen.split(",")[:MAX_SEEN]) if seen else set()
+        fresh = [p for p in pool if p.id not in skip] or pool
         fresh.sort(key=lambda p: abs(now_rated(p) - rating))
         chosen = random.choice(fresh[:20])
         return _json(public(chosen, stats.get(chosen.id)))
