@@ -92,6 +92,13 @@ def add_serve(sub: Any) -> None:
         default=32,
         help="connections one address may hold open at once (default 32; not counted with --trust-proxy)",
     )
+    p.add_argument(
+        "--running-per-client",
+        type=positive_int,
+        default=2,
+        help="API requests of one client handled at once in a server process (default 2); its others "
+        "wait their turn, holding only their connection",
+    )
     p.add_argument("--max-moves", type=positive_int, default=20_000, help="moves one game may hold")
     p.add_argument(
         "--idle-expiry",
@@ -160,6 +167,7 @@ def cmd_serve(ns: argparse.Namespace) -> int:
         request_timeout=ns.request_timeout,
         max_connections=ns.max_connections,
         connections_per_client=ns.connections_per_client,
+        running_per_client=ns.running_per_client,
     )
 
     if ns.workers is not None and ns.workers < 0:

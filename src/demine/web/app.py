@@ -36,7 +36,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from demine.errors import DemineError
-from demine.web.limits import KINDS, Busy, RateLimiter, ServeLimits, TooManyRequests
+from demine.web.limits import KINDS, Busy, ClientGate, RateLimiter, ServeLimits, TooManyRequests
 from demine.web.puzzles import PuzzleStats, add_puzzle_routes
 from demine.web.records import Records, add_routes
 from demine.web.service import MAX_PASTE, Conflict, NotFound, Service, analysis_board
@@ -154,6 +154,23 @@ class _Guard:
             await error(scope, receive, send_with_headers)
 
 
+class _TakeTurns:
+    """Each client's API requests through its own few places (:class:`~demine.web.limits.ClientGate`),
+    the client named as the rates name it (:meth:`~demine.web.limits.RateLimiter.client`)."""
+
+    def __init__(self, app: ASGIApp, gate: ClientGate, rate: RateLimiter) -> None:
+        self.app, self.gate, self.rate = app, gate, rate
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith("/api/"):
+            await self.app(scope, receive, send)
+            return
+        peer = scope.get("client")
+        forwarded = [v.decode("latin-1") for k, v in scope["headers"] if k == b"x-forwarded-for"]
+        async with self.gate.turn(self.rate.client(peer[0] if peer else None, forwarded)):
+            await self.app(scope, receive, send)
+
+
 def _json(obj: Any) -> Response:
     """A JSON response written directly (the API's objects are plain dicts and lists already)."""
     return Response(json.dumps(obj, separators=(",", ":")), media_type="application/json")
@@ -210,6 +227,8 @@ def create_app(
     app.state.service = service
     app.state.records = records
     app.state.puzzle_stats = puzzle_stats
+    app.state.gate = gate = ClientGate(limits.running_per_client)
+    app.add_middleware(_TakeTurns, gate=gate, rate=rate)
     app.add_middleware(_Guard)
 
     @app.exception_handler(DemineError)
@@ -474,7 +493,8 @@ def serve(
     per = "" if limits.trust_proxy else f", {limits.connections_per_client} per address"
     print(
         f"demine: connections: at most {max_connections(limits)} open{per}; "
-        f"a request has {limits.request_timeout:g} s to arrive",
+        f"a request has {limits.request_timeout:g} s to arrive; "
+        f"{limits.running_per_client} requests of a client handled at once, its others wait",
         flush=True,
     )
     if processes > 1:

@@ -11,9 +11,13 @@ speedrunner clicks about 10 times a second at most) and far below what a script 
 
 from __future__ import annotations
 
+import asyncio
 import math
+import threading
 import time
-from collections.abc import Sequence
+from collections import Counter, deque
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Literal
 
@@ -100,6 +104,9 @@ class ServeLimits:
     allows, less a reserve); past that a new one gets 503 and is closed."""
     connections_per_client: int = 32
     """Connections one address may hold open at once (not counted with ``trust_proxy``)."""
+    running_per_client: int = 2
+    """API requests of one client handled at once in a server process; its others wait their
+    turn, holding only their connection (:class:`ClientGate`)."""
     cache_bytes: int = 64 << 20
     """Memory for the games kept in memory (the least recently used leave first)."""
 
@@ -115,7 +122,7 @@ class ServeLimits:
             raise InputError(f"penalty must be between 0 and 60 seconds, got {self.penalty}")
         counts = ("max_moves", "proxy_hops", "heavy_running", "slow_running", "heavy_per_client")
         counts2 = ("games_per_client", "max_records", "cache_bytes", "quick_cells", "connections_per_client")
-        for name in (*counts, *counts2):
+        for name in (*counts, *counts2, "running_per_client"):
             if getattr(self, name) < 1:
                 raise InputError(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.max_connections is not None and self.max_connections < 1:
@@ -160,3 +167,79 @@ class RateLimiter:
                 raise TooManyRequests(
                     f"too many {kind} requests from this address ({item}); try again in {wait} s", wait
                 )
+
+
+class ClientGate:
+    """At most ``running`` requests of one client handled at once; the client's others wait
+    their turn in the order they came, holding only their connection (no thread, no place in a
+    lane of workers). A client's share of the server is so its own few places, however many
+    connections it opens: a flood of moves, views or replays from one address queues behind
+    itself, not in front of the other players. A request refused with 429 spends its pause
+    (``ServeLimits.penalty``) in its place, so a client past its rate gets at most ``running``
+    answers per pause. Clients with nothing here hold no memory here. (Safe across threads and
+    event loops: a test client may run each request in a loop of its own.)"""
+
+    def __init__(self, running: int) -> None:
+        self.running = running
+        self._busy: Counter[str] = Counter()
+        self._waiting: dict[str, deque[asyncio.Future[None]]] = {}
+        self._lock = threading.Lock()
+
+    def clients(self) -> int:
+        """Clients with a request here, handled or waiting."""
+        with self._lock:
+            return len(self._busy)
+
+    def waiting(self, client: str) -> int:
+        """The client's requests waiting for a place."""
+        with self._lock:
+            return len(self._waiting.get(client, ()))
+
+    @asynccontextmanager
+    async def turn(self, client: str) -> AsyncIterator[None]:
+        """Wait for one of ``client``'s places; held until the block ends."""
+        with self._lock:
+            free = self._busy[client] < self.running
+            if free:
+                self._busy[client] += 1
+            else:
+                turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+                self._waiting.setdefault(client, deque()).append(turn)
+        if not free:
+            try:
+                await turn
+            except BaseException:
+                with self._lock:
+                    queue = self._waiting.get(client)
+                    given = not (queue and turn in queue)
+                    if not given:
+                        queue.remove(turn)  # type: ignore[union-attr]
+                        if not queue:
+                            del self._waiting[client]
+                if given and turn.done() and not turn.cancelled():
+                    self._release(client)  # given a place, then cancelled: pass it on
+                raise  # (given but not yet woken: _grant passes it on)
+        try:
+            yield
+        finally:
+            self._release(client)
+
+    def _release(self, client: str) -> None:
+        with self._lock:
+            queue = self._waiting.get(client)
+            if queue:
+                turn = queue.popleft()  # the place goes to the client's next request
+                if not queue:
+                    del self._waiting[client]
+            else:
+                self._busy[client] -= 1
+                if not self._busy[client]:
+                    del self._busy[client]
+                return
+        turn.get_loop().call_soon_threadsafe(self._grant, client, turn)
+
+    def _grant(self, client: str, turn: asyncio.Future[None]) -> None:
+        if turn.done():  # its request went away meanwhile: the place goes on
+            self._release(client)
+        else:
+            turn.set_result(None)

@@ -61,6 +61,15 @@ def max_connections(limits: ServeLimits) -> int:
     return min(room, limits.max_connections) if limits.max_connections else room
 
 
+def _max_open(config: uvicorn.Config, limits: ServeLimits) -> int:
+    """:func:`max_connections`, computed once per server process (it asks the kernel)."""
+    known: int | None = getattr(config, "_max_open", None)
+    if known is None:
+        known = max_connections(limits)
+        config._max_open = known  # type: ignore[attr-defined]
+    return known
+
+
 class ServeConfig(uvicorn.Config):
     """uvicorn's settings with the app's :class:`ServeLimits` beside them (pickled to each server
     process of ``--processes N``, where :class:`GuardedH11` reads them)."""
@@ -103,31 +112,41 @@ class GuardedH11(H11Protocol):
     )
     TOO_SLOW: ClassVar[bytes] = _raw_answer(408, "Request Timeout", "the request took too long to arrive", [])
 
-    def __init__(self, config: uvicorn.Config, *args: Any, **kwargs: Any) -> None:
-        super().__init__(config, *args, **kwargs)
+    def __init__(
+        self, config: uvicorn.Config, server_state: Any, app_state: dict[str, Any], _loop: Any = None
+    ) -> None:
+        # uvicorn's own state (an h11 connection, loggers) is made in connection_made, once the
+        # connection is let in: a refused one (a slowloris reconnecting as fast as it is closed)
+        # costs an accept, a write and a close
+        self._made = (config, server_state, app_state, _loop)
         limits = getattr(config, "limits", None) or ServeLimits()
         self.limits: ServeLimits = limits
-        self.max_open = max_connections(limits)
+        self.max_open = _max_open(config, limits)
         self._deadline: asyncio.TimerHandle | None = None
         self._host: str | None = None
         """The address this connection is counted under in :attr:`_by_host` (None: not counted)."""
-        self._by_host = _OPEN_BY_HOST.setdefault(self.server_state, Counter())
+        self._by_host = _OPEN_BY_HOST.setdefault(server_state, Counter())
         """This server's open connections by address."""
+        self._open = server_state.connections
+        self._let_in = False
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
-        host = self.client[0] if self.client else None
-        if host is not None:
-            self._host = host
-            self._by_host[host] += 1
+        peer = transport.get_extra_info("peername")
+        host = peer[0] if isinstance(peer, tuple) and peer else None
         per_client = None if self.limits.trust_proxy else self.limits.connections_per_client
-        crowded = len(self.connections) > self.max_open
-        if per_client is not None and host is not None and self._by_host[host] > per_client:
+        crowded = len(self._open) >= self.max_open
+        if per_client is not None and host is not None and self._by_host[host] >= per_client:
             crowded = True
         if crowded:
             transport.write(self.REFUSED)
             transport.close()
             return
+        self._let_in = True
+        super().__init__(*self._made)
+        super().connection_made(transport)
+        if host is not None:
+            self._host = host
+            self._by_host[host] += 1
         self._arm()
 
     def _arm(self) -> None:
@@ -139,7 +158,21 @@ class GuardedH11(H11Protocol):
             self._deadline.cancel()
             self._deadline = None
 
+    def eof_received(self) -> None:
+        if self._let_in:
+            super().eof_received()
+
+    def pause_writing(self) -> None:
+        if self._let_in:
+            super().pause_writing()
+
+    def resume_writing(self) -> None:
+        if self._let_in:
+            super().resume_writing()
+
     def data_received(self, data: bytes) -> None:
+        if not self._let_in:
+            return  # (refused and closed: nothing more is read)
         if self._deadline is None and (self.cycle is None or self.cycle.response_complete):
             self._arm()  # the first bytes of the next request on this connection
         super().data_received(data)
@@ -147,6 +180,8 @@ class GuardedH11(H11Protocol):
             self._disarm()  # the whole request is in: the app's time is not the client's
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if not self._let_in:
+            return  # refused: nothing of uvicorn's was made
         self._disarm()
         if self._host is not None:
             self._by_host[self._host] -= 1

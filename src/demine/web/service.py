@@ -21,7 +21,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 from demine.engine.formats import GameRecord, board_to_mbf
 from demine.engine.game import MOVE_KINDS, Game, Move
@@ -43,10 +43,12 @@ from demine.web.hints import (
     permille,
     quick_hints,
 )
-from demine.web.limits import ServeLimits, TooManyRequests
+from demine.web.limits import Busy, ServeLimits, TooManyRequests
 from demine.web.session import NO_GUESS_LIMIT, Session, _fixed, _guess_free, _new_game
 from demine.web.store import StaleGame, Store
 from demine.web.workers import GAME, REVIEW, Lane
+
+T = TypeVar("T")
 
 MAX_SEED = 64
 """The longest seed text accepted."""
@@ -299,17 +301,43 @@ class Service:
         if lock is not None and not lock.locked():
             del self._game_locks[game_id]
 
-    @contextmanager
-    def _locked(self, game_id: str) -> Iterator[Session]:
-        """The game, held by its lock (one per game id, so a reload from the file keeps it). The
-        game is looked up first: an id with no game leaves nothing behind (no lock, no entry)."""
-        self.session(game_id)  # NotFound when there is no such game
+    def _lock_of(self, game_id: str) -> threading.Lock:
+        """The game's lock (one per game id, so a reload from the file keeps it); made for a game
+        that exists only (the caller looked it up)."""
         with self._cache_lock:
             lock = self._game_locks.get(game_id)
             if lock is None:
                 lock = self._game_locks[game_id] = threading.Lock()
-        with lock:
+            return lock
+
+    @contextmanager
+    def _locked(self, game_id: str) -> Iterator[Session]:
+        """The game, held by its lock. The game is looked up first: an id with no game leaves
+        nothing behind (no lock, no entry)."""
+        self.session(game_id)  # NotFound when there is no such game
+        with self._lock_of(game_id):
             yield self.session(game_id)
+
+    async def _look(self, game_id: str, fn: Callable[[Session], T]) -> T:
+        """``fn(game)`` under the game's lock, without ever making the event loop wait: at once
+        when the game is in memory and its lock is free, else in a thread (a move of the same
+        game being written holds the lock for the write; a game not in memory is read from the
+        store). One client's moves queued on its own game never stall the others' requests."""
+        with self._cache_lock:
+            cached = game_id in self._cache
+        if cached:
+            lock = self._lock_of(game_id)
+            if lock.acquire(blocking=False):
+                try:
+                    return fn(self.session(game_id))
+                finally:
+                    lock.release()
+
+        def locked() -> T:
+            with self._locked(game_id) as s:
+                return fn(s)
+
+        return await asyncio.to_thread(locked)
 
     def view(self, game_id: str) -> dict[str, Any]:
         """The current view of a game."""
@@ -332,12 +360,14 @@ class Service:
         move with ``flag`` set puts the cell in that state (nothing is played if it is already)."""
         if kind not in MOVE_KINDS:
             raise InputError(f"unknown move {kind!r}; choose one of {', '.join(MOVE_KINDS)}")
-        with self._locked(game_id) as s:
+
+        def where(s: Session) -> tuple[Game, int, bool]:
             g = s.game
             if not (0 <= row < g.height and 0 <= col < g.width):
                 raise IllegalMove(f"cell ({row},{col}) is off the {g.width}x{g.height} board")
-            cell = row * g.width + col
-            unplaced = kind == "reveal" and g.no_guess is not None and not g.placed
+            return g, row * g.width + col, kind == "reveal" and g.no_guess is not None and not g.placed
+
+        g, cell, unplaced = await self._look(game_id, where)
         board: tuple[int, ...] | None = None
         if unplaced:
             # a guess-free layout takes a while to find: found away from the event loop (in a
@@ -349,7 +379,12 @@ class Service:
         # and the move is on disk before it is answered
         v, s, p = await asyncio.to_thread(self._play, game_id, kind, cell, flag, board)
         if with_hints and not s.game.over:
-            v["hints"] = await self._hints_for(s, p, len(s.game.moves), probabilities)
+            try:
+                v["hints"] = await self._hints_for(s, p, len(s.game.moves), probabilities)
+            except Busy:
+                # the move is played and stored: it is answered, without its hints (the page asks
+                # for them again); refusing it would tell the player a played move failed
+                v["hints"], v["hints_pending"] = None, True
         return v
 
     def _play(
@@ -410,10 +445,13 @@ class Service:
     async def hints(self, game_id: str, probabilities: bool = True, guess: bool = True) -> dict[str, Any]:
         """Hints for a game being played (computed from what the player sees). With ``guess``
         False the best guess is left out when no cell is safe (``guess_pending``)."""
-        with self._locked(game_id) as s:
+
+        def now(s: Session) -> tuple[Session, Position, int]:
             if s.game.over:
                 raise Conflict("the game is over: no hints")
-            p, moves = s.game.position(), len(s.game.moves)
+            return s, s.game.position(), len(s.game.moves)
+
+        s, p, moves = await self._look(game_id, now)
         return await self._hints_for(s, p, moves, probabilities, guess)
 
     async def _hints_for(
@@ -521,13 +559,16 @@ class Service:
         reviews. A review not ready within ``limits.review_wait`` seconds goes on in the
         background, and the answer says it is being prepared (``{"preparing": true, ...}``): ask
         again later. (A long game on a big board takes minutes: every move is analysed.)"""
-        self._fresh(game_id)
-        with self._locked(game_id) as s:
-            g = s.game
-            if not g.over or not g.placed:
-                raise Conflict("a game is reviewed once it is over")
-            cached = s.review_cache
-            record = GameRecord.from_game(g).to_json()
+
+        def finished() -> tuple[Session, dict[str, Any] | None, dict[str, Any]]:
+            self._fresh(game_id)
+            with self._locked(game_id) as s:
+                g = s.game
+                if not g.over or not g.placed:
+                    raise Conflict("a game is reviewed once it is over")
+                return s, s.review_cache, GameRecord.from_game(g).to_json()
+
+        s, cached, record = await asyncio.to_thread(finished)  # (the store is read: not on the loop)
         if cached is not None:
             return cached
         task = self._reviewing.get(game_id)

@@ -272,6 +272,7 @@ export function act(kind, r, c) {
     play.hints = nv.hints || null;  // one request per click: the hints come with the move
     if (play.hints && play.hints.error) showWhy(play.hints.error, true);
     redraw();
+    if (nv.hints_pending) await refreshHints();  // the server was too busy to send them with it
     if (nv.moves !== v.moves) {
       say(describe(kind, r, c, v, nv));
       announce("demine:move", { game: nv, preset: presetOf(nv), move: { kind, row: r, col: c } });

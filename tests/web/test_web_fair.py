@@ -1,0 +1,121 @@
+"""Fairness between clients (issue 34, the abuse benchmark): each client's requests go through a
+few places of its own, a move queued on its own game never makes the event loop wait, and a move
+whose hints cannot be queued is answered without them (it was played)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from demine.web.app import create_app
+from demine.web.limits import ClientGate, ServeLimits
+
+OFF = {k: None for k in ("games", "moves", "hints", "views")}
+
+
+def test_a_client_has_its_places_and_its_other_requests_wait_in_order() -> None:
+    async def scenario() -> tuple[list[str], int, int]:
+        gate = ClientGate(2)
+        order: list[str] = []
+        release = asyncio.Event()
+
+        async def request(who: str, name: str) -> None:
+            async with gate.turn(who):
+                order.append(name)
+                await release.wait()
+
+        flood = [asyncio.create_task(request("a", f"a{k}")) for k in range(5)]
+        await asyncio.sleep(0.01)
+        waiting = gate.waiting("a")
+        other = asyncio.create_task(request("b", "b0"))
+        await asyncio.sleep(0.01)
+        flood[3].cancel()  # a waiting request that goes away gives up its turn
+        await asyncio.sleep(0.01)
+        release.set()
+        await asyncio.gather(*flood, other, return_exceptions=True)
+        return order, waiting, gate.clients()
+
+    order, waiting, left = asyncio.run(scenario())
+    assert waiting == 3  # five sent, two handled, three waiting
+    assert order[:3] == ["a0", "a1", "b0"]  # the other client was not behind the flood
+    assert order[3:] == ["a2", "a4"]  # the rest in order, the cancelled one skipped
+    assert left == 0  # nothing kept once a client has nothing here
+
+
+def _hold_and_ask(limits: ServeLimits, ask_flood: str) -> tuple[float, int, list[int], float]:
+    """Client A's game is locked (as a write of one of its moves holds it) while A sends 6
+    requests ``ask_flood`` (``view`` or ``hints``) on it; client B plays a game of its own
+    meanwhile. Returns when B was done (seconds after the start), A's requests waiting at the gate then, A's statuses once the
+    lock goes, and when the lock went (seconds after the start)."""
+    app = create_app(limits=limits)
+    service = app.state.service
+
+    async def scenario() -> tuple[float, int, list[int], float]:
+        a = httpx.AsyncClient(transport=httpx.ASGITransport(app, client=("10.0.0.1", 1)), base_url="http://t")
+        b = httpx.AsyncClient(transport=httpx.ASGITransport(app, client=("10.0.0.2", 1)), base_url="http://t")
+        gid = (await a.post("/api/games", json={"preset": "expert", "rule": "zero"})).json()["id"]
+        await a.post(f"/api/games/{gid}/moves", json={"kind": "reveal", "row": 3, "col": 3})
+        lock = service._lock_of(gid)
+        lock.acquire()
+        t0 = time.monotonic()
+        freed: list[float] = []
+
+        def free() -> None:
+            freed.append(time.monotonic() - t0)
+            lock.release()
+
+        timer = threading.Timer(4.0, free)  # (from another thread: the loop must not be needed)
+        timer.start()
+        path = f"/api/games/{gid}" if ask_flood == "view" else f"/api/games/{gid}/hints"
+        flood = [asyncio.create_task(a.get(path)) for _ in range(6)]
+        await asyncio.sleep(0.3)
+        waiting = app.state.gate.waiting("10.0.0.1")
+        other = (await b.post("/api/games", json={"preset": "expert", "rule": "zero"})).json()["id"]
+        r = await b.post(f"/api/games/{other}/moves?hints=1", json={"kind": "reveal", "row": 3, "col": 3})
+        assert r.status_code == 200 and "hints" in r.json()
+        b_time = time.monotonic() - t0  # B done, after the start
+        codes = [r.status_code for r in await asyncio.gather(*flood)]
+        timer.join()
+        await a.aclose()
+        await b.aclose()
+        return b_time, waiting, codes, freed[0]
+
+    try:
+        return asyncio.run(scenario())
+    finally:
+        service.close()
+
+
+@pytest.mark.parametrize("ask", ["view", "hints"])
+def test_a_flood_on_a_locked_game_neither_stalls_the_loop_nor_takes_more_than_its_places(ask: str) -> None:
+    # before: hints took the game's lock on the event loop, so the whole server waited for the
+    # write holding it (here 4 s), and a client's requests had no bound but its connections
+    b_time, waiting, codes, freed = _hold_and_ask(ServeLimits(**OFF, running_per_client=2), ask)  # type: ignore[arg-type]
+    assert b_time < freed - 1.0, f"client B waited {b_time:.1f} s for A's locked game"
+    assert waiting == 4  # 6 sent: 2 handled (waiting for the lock in threads), 4 at the gate
+    assert codes == [200] * 6  # all answered once the lock went
+
+
+def test_a_move_whose_hints_cannot_be_queued_is_answered_without_them() -> None:
+    # the quick lane's one place is taken and it queues nothing: before, the move was played and
+    # stored but answered 503, so the page showed a failure for a move that happened
+    app = create_app(limits=ServeLimits(**OFF, heavy_running=1, heavy_queue=0))  # type: ignore[arg-type]
+    service = app.state.service
+    with TestClient(app) as c:
+        gid = c.post("/api/games", json={"preset": "expert", "rule": "zero"}).json()["id"]
+        c.post(f"/api/games/{gid}/moves", json={"kind": "reveal", "row": 3, "col": 3})
+        service.quick._take("someone else")
+        r = c.post(f"/api/games/{gid}/moves?hints=1", json={"kind": "flag", "row": 15, "col": 29})
+        assert r.status_code == 200
+        v = r.json()
+        assert v["hints_pending"] is True and v["hints"] is None
+        assert c.get(f"/api/games/{gid}").json()["flags"] == 1  # played and stored
+        assert c.get(f"/api/games/{gid}/hints").status_code == 503  # asked again: still busy
+        service.quick._give_back("someone else")
+        h = c.get(f"/api/games/{gid}/hints")
+        assert h.status_code == 200 and "safe" in h.json()
