@@ -13,7 +13,8 @@ from pathlib import Path
 
 #: The hot modules compiled by mypyc when a compiler is present (the rest stay Python). Not
 #: ``analysis.result``: its ``Pace`` reads the clock through the module's ``time``, which tests
-#: replace, and compiled code keeps the module it imported.
+#: replace, and compiled code keeps the module it imported. Not ``engine.game``: compiled, its
+#: arguments must match their annotations (callers pass a float seed), and it is not the hot part.
 COMPILED: tuple[str, ...] = (
     "demine.analysis.constraints",
     "demine.analysis.exact",

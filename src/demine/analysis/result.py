@@ -180,8 +180,15 @@ class Analysis:
         low = self.min_probability()
         num, den = low.numerator, low.denominator
         # compared once per distinct value object (cells of a box share one), as in min_probability
-        lowest = {i for i, (n, d) in {id(v): v for v in self._prob.values()}.items() if n * den == d * num}
-        return sorted(c for c, v in self._prob.items() if id(v) in lowest)
+        values = self._values
+        if values is None:
+            values = list({id(v): v for v in self._prob.values()}.values())
+        lowest = [v for v in values if v[0] * den == v[1] * num]
+        if len(lowest) == 1:  # the usual case: the cells holding that one object
+            (value,) = lowest
+            return sorted(c for c, v in self._prob.items() if v is value)
+        ids = {id(v) for v in lowest}
+        return sorted(c for c, v in self._prob.items() if id(v) in ids)
 
     def __iter__(self) -> Iterator[int]:
         return iter(self.unknown)

@@ -13,13 +13,25 @@ not complete; the exact counter is.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from demine.analysis.result import Reason
 from demine.errors import InconsistentPosition
 
+_C = TypeVar("_C")
+
+try:
+    from mypy_extensions import mypyc_attr
+except ImportError:  # not installed (the engine needs nothing): the mark only matters to mypyc
+
+    def mypyc_attr(*attrs: str, **kwattrs: object) -> Callable[[_C], _C]:
+        return lambda cls: cls
+
+
 Constraint = tuple[tuple[int, ...], int, int]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # puzzles.find traces its proofs in a subclass
 class Propagator:
     """Applies the cheap rules to a fixed point, recording a reason for each decided cell.
 
