@@ -51,9 +51,14 @@ def compiled_modules(root: Path | None = None) -> list[str]:
 
 
 def stale_modules(root: Path | None = None) -> list[str]:
-    """The compiled modules whose ``.py`` source is newer than their extension: an editable
-    install whose source was changed since. Python still runs the old compiled code; reinstall
-    (``pip install -e .``), or install pure (``DEMINE_PURE=1``) while changing these modules."""
+    """The compiled modules whose ``.py`` source is newer than their extension in a checkout (an
+    editable install, ``setup.py`` beside ``src``) whose source was changed since. Python still
+    runs the old compiled code; reinstall (``pip install -e .``), or install pure
+    (``DEMINE_PURE=1``) while changing these modules. An installed copy is never stale (its files
+    are written in any order)."""
+    root = root or Path(__file__).resolve().parent.parent
+    if not (root.parent / "setup.py").is_file():
+        return []
     out = []
     for name, ext in _extensions(root).items():
         source = ext.parent / (name.rsplit(".", 1)[-1] + ".py")

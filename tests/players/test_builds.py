@@ -90,7 +90,7 @@ def test_a_compiled_module_older_than_its_source_is_named(tmp_path: Path) -> Non
 
     from demine._build import stale_modules
 
-    folder = tmp_path / "demine" / "analysis"
+    folder = tmp_path / "src" / "demine" / "analysis"
     folder.mkdir(parents=True)
     ext = folder / ("exact" + importlib.machinery.EXTENSION_SUFFIXES[0])
     ext.write_bytes(b"")
@@ -98,10 +98,13 @@ def test_a_compiled_module_older_than_its_source_is_named(tmp_path: Path) -> Non
     source.write_text("")
     os.utime(ext, (1_000, 1_000))
     os.utime(source, (2_000, 2_000))
-    assert compiled_modules(tmp_path) == ["demine.analysis.exact"]
-    assert stale_modules(tmp_path) == ["demine.analysis.exact"]
+    root = tmp_path / "src"
+    assert compiled_modules(root) == ["demine.analysis.exact"]
+    assert stale_modules(root) == []  # an installed copy (no checkout around it) is never stale
+    (tmp_path / "setup.py").write_text("")
+    assert stale_modules(root) == ["demine.analysis.exact"]
     os.utime(ext, (3_000, 3_000))
-    assert stale_modules(tmp_path) == []
+    assert stale_modules(root) == []
 
 
 @pytest.mark.parametrize("name", COMPILED)
