@@ -10,7 +10,7 @@ from typing import Any
 from demine.analysis import Analysis, Limit, analyze
 from demine.analysis.explain import describe_reason
 from demine.engine.formats import Board, board_to_mbf
-from demine.engine.grid import check_mines
+from demine.engine.grid import check_mines, default_start
 from demine.engine.position import COVERED, FLAG, Position
 from demine.errors import InconsistentPosition, SizeError
 
@@ -183,3 +183,58 @@ def game_review(record: dict[str, Any]) -> dict[str, Any]:
     out = r.to_json()
     out["curves"] = {"x": xs, "kept": kept, "luck": luck}
     return out
+
+
+def first_click_hint(width: int, height: int, mines: int, rule: str) -> dict[str, Any]:
+    """The hints before the first click: the rule's start cell and the board's density."""
+    start = default_start(width, height, rule)
+    risk = 0.0 if rule != "none" else mines / (width * height)
+    why = {
+        "safe": "the first click is never a mine; a corner is the likeliest to open an area",
+        "zero": "the first click opens an area; the usual start cell",
+        "none": "no cell is safer than another before the first click",
+    }[rule]
+    out: dict[str, Any] = {
+        "safe": [],
+        "mines": [],
+        "wrong_flags": [],
+        "reasons": {},
+        "best": {
+            "cell": _rc(width, start),
+            "reason": "first-click",
+            "mine_probability": round(risk, 4),
+            "win_probability": None,
+            "survive": None,
+            "reveals": None,
+            "outlook": "",
+            "text": why,
+        },
+        "approximate": False,
+        "solutions": None,
+    }
+    # the overlay shows the density (the chance a cell holds a mine before anything is known),
+    # not the first click's risk: that is the best guess's own figure above
+    out["probabilities"] = [round(1000 * mines / (width * height))] * (width * height)
+    return out
+
+
+def one_hint(h: dict[str, Any]) -> dict[str, Any]:
+    """One move to show from a game's hints ``h``: a safe cell with its simplest reason, else the
+    best guess."""
+    if h.get("error"):
+        return {"error": h["error"]}
+    if h["safe"]:
+        # the simplest proof first: one number, then a pair, a set of numbers, the mine count
+        rank = {"number": 0, "pair": 1, "component": 2, "mine-count": 3, None: 4}
+        r, c = min(h["safe"], key=lambda rc: rank[h["reasons"][f"{rc[0]},{rc[1]}"]["kind"]])
+        reason = h["reasons"][f"{r},{c}"]
+        return {"cell": [r, c], "kind": "safe", "text": reason["text"], "numbers": reason["numbers"]}
+    best = h["best"]
+    if best is None:
+        return {"cell": None, "kind": "none", "text": "nothing left to open"}
+    pct = 100 * best["mine_probability"]
+    text = best.get("text") or (
+        f"no safe cell: the best guess ({best['reason']}), {pct:.1f}% risk of a mine"
+        + (f"; {best['outlook']}" if best["outlook"] else "")
+    )
+    return {"cell": best["cell"], "kind": "guess", "text": text, "numbers": [], **best}

@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 
 from demine.engine.formats import GameRecord, board_to_mbf
 from demine.engine.game import MOVE_KINDS, Game, Move
-from demine.engine.grid import PRESETS, RULES, check_mines, default_start
+from demine.engine.grid import PRESETS, RULES, check_mines
 from demine.engine.position import COVERED, FLAG, Position
 from demine.errors import DemineError, IllegalMove, InputError
 from demine.web.hints import (
@@ -37,9 +37,11 @@ from demine.web.hints import (
     _rc,
     analysis_board,
     best_guess,
+    first_click_hint,
     game_review,
     guess_for,
     hints,
+    one_hint,
     permille,
     quick_hints,
 )
@@ -463,7 +465,10 @@ class Service:
         if cached is None or cached[0] != moves:
             g = s.game
             fresh = all(v >= COVERED for v in p.states)  # nothing opened yet
-            h = self._first_click_hint(g) if fresh else await self.compute(quick_hints, p, slow=self._slow(p))
+            if fresh:
+                h = first_click_hint(g.width, g.height, g.mines, g.rule)
+            else:
+                h = await self.compute(quick_hints, p, slow=self._slow(p))
             h["moves"] = moves
             s.keep_hints(moves, h)
             self._reweigh(s)  # hints of a big board weigh more than its game
@@ -480,58 +485,9 @@ class Service:
             out = {k: v for k, v in out.items() if k != "probabilities"}
         return out
 
-    @staticmethod
-    def _first_click_hint(g: Game) -> dict[str, Any]:
-        start = default_start(g.width, g.height, g.rule)
-        risk = 0.0 if g.rule != "none" else g.mines / (g.width * g.height)
-        why = {
-            "safe": "the first click is never a mine; a corner is the likeliest to open an area",
-            "zero": "the first click opens an area; the usual start cell",
-            "none": "no cell is safer than another before the first click",
-        }[g.rule]
-        out: dict[str, Any] = {
-            "safe": [],
-            "mines": [],
-            "wrong_flags": [],
-            "reasons": {},
-            "best": {
-                "cell": _rc(g.width, start),
-                "reason": "first-click",
-                "mine_probability": round(risk, 4),
-                "win_probability": None,
-                "survive": None,
-                "reveals": None,
-                "outlook": "",
-                "text": why,
-            },
-            "approximate": False,
-            "solutions": None,
-        }
-        # the overlay shows the density (the chance a cell holds a mine before anything is known),
-        # not the first click's risk: that is the best guess's own figure above
-        out["probabilities"] = [round(1000 * g.mines / (g.width * g.height))] * (g.width * g.height)
-        return out
-
     async def hint(self, game_id: str) -> dict[str, Any]:
         """One move to show: a safe cell with its reason, else the best guess."""
-        h = await self.hints(game_id, probabilities=False, guess=True)
-        if h.get("error"):
-            return {"error": h["error"]}
-        if h["safe"]:
-            # the simplest proof first: one number, then a pair, a set of numbers, the mine count
-            rank = {"number": 0, "pair": 1, "component": 2, "mine-count": 3, None: 4}
-            r, c = min(h["safe"], key=lambda rc: rank[h["reasons"][f"{rc[0]},{rc[1]}"]["kind"]])
-            reason = h["reasons"][f"{r},{c}"]
-            return {"cell": [r, c], "kind": "safe", "text": reason["text"], "numbers": reason["numbers"]}
-        best = h["best"]
-        if best is None:
-            return {"cell": None, "kind": "none", "text": "nothing left to open"}
-        pct = 100 * best["mine_probability"]
-        text = best.get("text") or (
-            f"no safe cell: the best guess ({best['reason']}), {pct:.1f}% risk of a mine"
-            + (f"; {best['outlook']}" if best["outlook"] else "")
-        )
-        return {"cell": best["cell"], "kind": "guess", "text": text, "numbers": [], **best}
+        return one_hint(await self.hints(game_id, probabilities=False, guess=True))
 
     def replay(self, game_id: str, k: int) -> dict[str, Any]:
         """The board after the first ``k`` moves of a finished game (as the store holds it). A
