@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -283,6 +283,39 @@ def solve_system(
         return _approximate(system, t0, prop)
 
 
+class Gathered:
+    """An exact analysis's probabilities as they are assigned, box by box: each cell's value, the
+    cells proven safe and mines, and each distinct value object once (the lowest chance is then
+    found among a few values, not per cell; cells of a box share one value object). The cells the
+    rules ``decided`` (1 a mine, 0 safe) come first, sharing one value object each."""
+
+    __slots__ = ("mines", "prob", "safe", "values")
+
+    def __init__(self, decided: Mapping[int, int]) -> None:
+        self.prob: dict[int, Ratio] = {}
+        self.values: list[Ratio] = []
+        self.safe: list[int] = []
+        self.mines: list[int] = []
+        zero: Ratio = (0, 1)
+        one: Ratio = (1, 1)
+        for c, v in decided.items():
+            self.prob[c] = one if v else zero
+            (self.mines if v else self.safe).append(c)
+        if self.mines:
+            self.values.append(one)
+        if self.safe:
+            self.values.append(zero)
+
+    def assign(self, cells: Sequence[int], nd: Ratio) -> None:
+        """Gives ``cells`` the chance ``nd`` (numerator, denominator)."""
+        self.prob.update(dict.fromkeys(cells, nd))
+        self.values.append(nd)
+        if nd[0] == 0:
+            self.safe.extend(cells)
+        elif nd[0] == nd[1]:
+            self.mines.extend(cells)
+
+
 def _solve(
     system: System,
     limit: Limit,
@@ -334,30 +367,8 @@ def _solve(
             if not explain:
                 raise InconsistentPosition("these numbers cannot all hold", ())
             raise _component_conflict(cnt.comp, system, max_mines)
-    prob: dict[int, Ratio] = {}
-    # the cells proven safe and mines, gathered as probabilities are assigned (box by box), and
-    # each distinct value object once (the lowest chance is then found among a few, not per cell)
-    safe_cells: list[int] = []
-    mine_cells: list[int] = []
-    values: list[Ratio] = []
-
-    def assign(cells: Sequence[int], nd: Ratio) -> None:
-        prob.update(dict.fromkeys(cells, nd))
-        values.append(nd)
-        if nd[0] == 0:
-            safe_cells.extend(cells)
-        elif nd[0] == nd[1]:
-            mine_cells.extend(cells)
-
-    zero: Ratio = (0, 1)  # one value object each for the cells the rules decided
-    one: Ratio = (1, 1)
-    for c, v in decided.items():
-        prob[c] = one if v else zero
-        (mine_cells if v else safe_cells).append(c)
-    if mine_cells:
-        values.append(one)
-    if safe_cells:
-        values.append(zero)
+    g = Gathered(decided)
+    assign = g.assign
     if L is None:
         p = density if density is not None else DEFAULT_DENSITY
         a, d = p.numerator, p.denominator
@@ -394,8 +405,8 @@ def _solve(
                 assign(cells, (M[b], len(cells) * Z))
         if n_off:
             assign(off, (num, Z))
-    safe = frozenset(safe_cells)
-    mines = frozenset(mine_cells)
+    safe = frozenset(g.safe)
+    mines = frozenset(g.mines)
 
     def reasons() -> dict[int, Reason]:
         return _reasons(system, safe | mines, comps, L is not None)
@@ -408,9 +419,9 @@ def _solve(
         approximate=False,
         ms=(time.perf_counter() - t0) * 1000.0,
         known_mines=system.known_mines,
-        _prob=prob,
+        _prob=g.prob,
         _reasons_fn=reasons,
-        _values=values,
+        _values=g.values,
     )
 
 

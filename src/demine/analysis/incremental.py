@@ -20,7 +20,6 @@ flags trusted (the look-ahead's systems).
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 
 from demine.analysis.constraints import Component, System, _describer, _number_constraint, components
 from demine.analysis.exact import (
@@ -28,19 +27,17 @@ from demine.analysis.exact import (
     PAIR_WIDTH,
     CountCache,
     Counted,
+    Gathered,
     _count_cached,
     _width,
     marginals,
 )
 from demine.analysis.order import elimination_order
-from demine.analysis.result import Analysis, Limit, Ratio, Reason
+from demine.analysis.result import Analysis, Limit, Reason
 from demine.analysis.rules import Constraint, Propagator
 from demine.analysis.totals import off_weights, prefix_products, weights_with_total
 from demine.engine.position import Position
 from demine.errors import InconsistentPosition
-
-_ZERO: Ratio = (0, 1)
-_ONE: Ratio = (1, 1)
 
 
 class Piece:
@@ -384,26 +381,8 @@ class Frame:
         off = self.off
         n_off = len(off)
         num, z, weighed = self._weigh(deadline)
-        prob: dict[int, Ratio] = {}
-        values: list[Ratio] = []
-        safe_cells: list[int] = []
-        mine_cells: list[int] = []
-
-        def assign(cells: Sequence[int], nd: Ratio) -> None:
-            prob.update(dict.fromkeys(cells, nd))
-            values.append(nd)
-            if nd[0] == 0:
-                safe_cells.extend(cells)
-            elif nd[0] == nd[1]:
-                mine_cells.extend(cells)
-
-        for c, v in decided.items():
-            prob[c] = _ONE if v else _ZERO
-            (mine_cells if v else safe_cells).append(c)
-        if mine_cells:
-            values.append(_ONE)
-        if safe_cells:
-            values.append(_ZERO)
+        g = Gathered(decided)
+        assign = g.assign
         for p, M in zip(self.parts, weighed, strict=True):
             for b, cells in enumerate(p.counted.comp.boxes):
                 assign(cells, (M[b], len(cells) * z))
@@ -418,13 +397,13 @@ class Frame:
 
         return Analysis(
             unknown=tuple(self.unknown),
-            safe=frozenset(safe_cells),
-            mines=frozenset(mine_cells),
+            safe=frozenset(g.safe),
+            mines=frozenset(g.mines),
             solutions=z,
             approximate=False,
             ms=(time.perf_counter() - t0) * 1000.0,
             known_mines=self.known_mines,
-            _prob=prob,
+            _prob=g.prob,
             _reasons_fn=reasons,
-            _values=values,
+            _values=g.values,
         )
