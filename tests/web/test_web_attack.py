@@ -307,7 +307,32 @@ def test_a_replay_frame_is_the_board_after_its_moves_and_replays_a_bounded_part(
         monkeypatch.setattr(Game, "play", counted)
         assert frame["rows"] == want["rows"] and frame["flags"] == want["flags"], k
         assert frame["outcome"] == want["outcome"] and frame["move"] == frame["moves"] == k
-    assert len(service.session(gid).frames) <= REPLAY_FRAMES
+    assert len(service.session(gid).frames) <= REPLAY_FRAMES + 1  # (+ the board before any move)
+
+
+def test_replay_frames_make_the_board_before_any_move_once(monkeypatch: Any) -> None:
+    # issue 34: every frame before the first kept copy made the board from its layout again
+    # (~10 ms on a 100x100 board with 5,000 mines, the replay abuser's frames' main cost)
+    service = Service(limits=SCRIPT)
+    gid = _finished_long_game(service, 400)
+    n = len(service.session(gid).game.moves)
+    assert REPLAY_STEP < n < 2 * REPLAY_STEP
+    made = 0
+    real = Game.from_layout.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[Game], *args: Any, **kwargs: Any) -> Game:
+        nonlocal made
+        made += 1
+        return real(cls, *args, **kwargs)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(Game, "from_layout", classmethod(counted))
+    record = GameRecord.from_game(service.session(gid).game)
+    made = 0
+    frames = {k: service.replay(gid, k) for k in [0, 5, 1, 200, 0, REPLAY_STEP - 1, n, 3]}
+    assert made == 1
+    for k, frame in frames.items():
+        want = service.session(gid).view(record.replay(k), final=True)
+        assert frame["rows"] == want["rows"] and frame["move"] == k, k
 
 
 def test_an_export_is_made_once_and_counted_in_the_memory_held() -> None:

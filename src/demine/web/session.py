@@ -154,13 +154,20 @@ class Session:
     def frame(self, k: int, fresh: Callable[[], Game]) -> Game:
         """The finished game's board after its first ``k`` moves, from the nearest kept copy at
         or before ``k`` (``fresh()``: the board before any move). Copies are kept every
-        ``max(REPLAY_STEP, moves / REPLAY_FRAMES)`` moves as they are passed, so after the first
-        look a frame replays at most that many moves, however long the game. The game returned
+        ``max(REPLAY_STEP, moves / REPLAY_FRAMES)`` moves as they are passed, and the board before
+        any move at the first look, so after the first look a frame replays at most that many
+        moves, however long the game, and ``fresh`` is called once. The game returned
         is the caller's; its ``moves`` holds only the moves played since the copy."""
         g = self.game
         step = max(REPLAY_STEP, math.ceil(len(g.moves) / REPLAY_FRAMES))
         base = max((b for b in self.frames if b <= k), default=0)
-        board = self.frames[base].copy() if base in self.frames else fresh()
+        if base not in self.frames:
+            # the board before any move is kept too: a 100x100 board with 5,000 mines took ~10 ms
+            # to make from its layout, for every frame before the first kept copy (issue 34)
+            start = fresh()
+            start.moves = []
+            self.frames[0] = start
+        board = self.frames[base].copy()
         for i in range(base, k):
             board.play(g.moves[i])
             if (i + 1) % step == 0 and i + 1 not in self.frames:
