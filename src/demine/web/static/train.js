@@ -13,7 +13,7 @@ const STORE = "profile";
 const FRESH = { rating: 1500, rd: 350, volatility: 0.06, streak: 0, best: 0, solved: 0, attempted: 0, seen: [], daily: null };
 
 const tr = { puzzle: null, rows: null, profile: { ...FRESH }, done: false, marked: [], fifty: null, flag: false,
-  cursor: [0, 0], overlay: {}, busy: false };
+  cursor: [0, 0], overlay: {} };
 
 function request(req) {
   return new Promise((resolve, reject) => { req.onsuccess = () => resolve(req.result); req.onerror = () => reject(req.error); });
@@ -133,12 +133,21 @@ async function post(path, body) {
   return answerOf(res);
 }
 
-async function answer(r, c, flag) {
+// Answers go to the server one at a time, in the order given: a click made while the last one is
+// still being judged waits its turn (it used to be dropped, so a quick player lost a move on a slow
+// connection). A click queued for a puzzle that has since been left is not sent.
+let answering = Promise.resolve();
+function answer(r, c, flag) {
   const p = tr.puzzle;
-  if (!p || tr.done || tr.busy) return;
+  answering = answering.then(() => (tr.puzzle === p ? answerNow(r, c, flag) : undefined)).catch((e) => say(e.message, true));
+  return answering;
+}
+
+async function answerNow(r, c, flag) {
+  const p = tr.puzzle;
+  if (!p || tr.done) return;
   if (tr.rows[r][c] !== "H" || tr.overlay.safe.has(key(r, c))) { say("Choose a covered cell."); return; }
   if (p.kind === "coin" && tr.fifty === null) { say("First your call: press \"True 50/50\" or \"Not yet\".", true); return; }
-  tr.busy = true;
   try {
     const counts = !(tr.profile.daily && p.daily && tr.profile.daily === p.daily);
     const body = { cell: [r, c], flag, fifty: tr.fifty, marked: tr.marked, player: counts ? tr.profile : null };
@@ -146,7 +155,7 @@ async function answer(r, c, flag) {
       ...body, player: body.player && { rating: body.player.rating, rd: body.player.rd, volatility: body.player.volatility },
     });
     judged(r, c, flag, v, counts);
-  } catch (e) { say(e.message, true); } finally { tr.busy = false; }
+  } catch (e) { say(e.message, true); }
 }
 
 function judged(r, c, flag, v, counts) {
