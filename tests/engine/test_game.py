@@ -1,3 +1,4 @@
+import random
 from collections import Counter
 
 import pytest
@@ -190,3 +191,23 @@ def test_zero_rule_room_depends_on_the_first_click() -> None:
     assert g.mine_cells() == [2] and g.outcome == "won"
     with pytest.raises(SizeError, match=r"first click at \(1,0\)"):
         Game(1, 3, 1, rule="zero", seed=1).reveal(1)
+
+
+def test_solved_bbbv_from_the_kept_openings_is_the_flood_fills_count() -> None:
+    # issue 34: solved_bbbv keeps the layout's openings (made once, shared by copies: a replay
+    # frame asks it of a copy) instead of flood-filling the board at each call
+    from demine.engine.game import bbbv
+
+    for seed in range(12):
+        rng = random.Random(seed)
+        w, h = rng.choice([(9, 9), (16, 16), (30, 16)])
+        g = Game(w, h, rng.choice([5, 10, 40]), rule="safe", seed=seed)
+        g.play(Move("reveal", rng.randrange(w * h)))
+        while not g.over:
+            c = rng.choice([x for x in range(w * h) if g.visible[x] >= 9])
+            assert g.solved_bbbv() == bbbv(g.geometry, g._mine, g._count, g._visible)  # type: ignore[arg-type]
+            g.copy().play(Move("reveal", c))  # (a copy shares the openings, not the view)
+            g.play(Move("flag" if rng.random() < 0.1 else "reveal", c))
+        assert g.solved_bbbv() == bbbv(g.geometry, g._mine, g._count, g._visible)  # type: ignore[arg-type]
+        if g.won:
+            assert g.solved_bbbv() == g.bbbv()

@@ -188,7 +188,8 @@ class Session:
         out = (frozenset(layout), [[c // w, c % w] for c in layout], g.bbbv() if g.placed else None)
         if g.placed and g.over:
             self._final = out
-            self._extra["layout"] = 120 * len(layout) + 64
+            # (+ the openings the game keeps for its frames' solved_bbbv: 4 bytes a cell)
+            self._extra["layout"] = 120 * len(layout) + 64 + 4 * g.width * g.height
         return out
 
     def stored(self) -> StoredGame:
