@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 from pathlib import Path
@@ -162,13 +163,11 @@ def test_hint_shows_a_safe_move_with_its_reason_else_the_best_guess(client: Test
     assert kinds == {"safe", "guess"}
 
 
-def test_a_look_ahead_hint_gives_the_chance_to_survive_the_next_reveals(
-    client: TestClient, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_look_ahead_hint_gives_the_chance_to_survive_the_next_reveals() -> None:
     # expert, safe rule: after the corner shows a number no cell is safe, and the look-ahead
     # guesses; its hint says how likely the next reveals (this one included) are survived (no
     # time budget here, so that a busy machine cannot turn the guess into a plain safest cell)
-    monkeypatch.setattr(service, "GUESS_LIMIT", Limit())
+    client = TestClient(create_app(limits=dataclasses.replace(SCRIPT, guess_limit=Limit())))
     for seed in range(20):
         v = new(client, preset="expert", rule="safe", seed=str(seed))
         v = client.post(f"/api/games/{v['id']}/moves", json={"kind": "reveal", "row": 0, "col": 0}).json()

@@ -341,7 +341,13 @@ def create_app(
         rate.hit("analyses", client(request))
         return _json(
             await service.compute(
-                analysis_board, body.text, body.mines, body.trust_flags, slow=True, kind=ANALYSIS
+                analysis_board,
+                body.text,
+                body.mines,
+                body.trust_flags,
+                limits.guess_limit,
+                slow=True,
+                kind=ANALYSIS,
             )
         )
 

@@ -38,13 +38,19 @@ def _check_side(width: int, height: int) -> None:
 
 
 def hints(
-    position: Position, *, probabilities: bool = True, guess: bool = True, trust_flags: bool = False
+    position: Position,
+    *,
+    probabilities: bool = True,
+    guess: bool = True,
+    trust_flags: bool = False,
+    guess_limit: Limit = GUESS_LIMIT,
 ) -> dict[str, Any]:
     """What logic says about a position, for the page: safe cells, mines, flags proven wrong,
     the reason for each, probabilities, and the best guess when nothing is safe.
 
     Computed on ``position.without_flags()``, so the player's flags never change a hint, unless
-    ``trust_flags`` (the analysis board's choice): then flags are mines.
+    ``trust_flags`` (the analysis board's choice): then flags are mines. ``guess_limit`` is the
+    best guess's budget.
     """
     w = position.width
     plain = position if trust_flags else position.without_flags()
@@ -72,7 +78,7 @@ def hints(
         out["probabilities"] = permille(position.cells, a)
     if not a.safe and any(st[c] == COVERED for c in a.unknown):
         if guess:
-            out["best"] = best_guess(plain, a)
+            out["best"] = best_guess(plain, a, guess_limit)
         else:
             out["guess_pending"] = True  # the best guess costs more: asked for separately
     return out
@@ -83,10 +89,10 @@ def quick_hints(position: Position) -> dict[str, Any]:
     return hints(position, guess=False)
 
 
-def guess_for(position: Position) -> dict[str, Any]:
-    """The best guess alone (for hints computed with ``guess=False``)."""
+def guess_for(position: Position, guess_limit: Limit = GUESS_LIMIT) -> dict[str, Any]:
+    """The best guess alone (for hints computed with ``guess=False``), within ``guess_limit``."""
     plain = position.without_flags()
-    return best_guess(plain, analyze(plain, limit=HINT_LIMIT))
+    return best_guess(plain, analyze(plain, limit=HINT_LIMIT), guess_limit)
 
 
 def permille(cells: int, a: Analysis) -> list[int | None]:
@@ -99,12 +105,12 @@ def permille(cells: int, a: Analysis) -> list[int | None]:
     return grid
 
 
-def best_guess(plain: Position, a: Analysis) -> dict[str, Any]:
+def best_guess(plain: Position, a: Analysis, guess_limit: Limit = GUESS_LIMIT) -> dict[str, Any]:
     """The ``best`` player's move when no cell is safe: its reason and risk; in the endgame the
     chance to win with best play, after a look-ahead the chance to survive the next reveals."""
     from demine import best_move
 
-    bm = best_move(plain, GUESS_LIMIT, analysis=a)
+    bm = best_move(plain, guess_limit, analysis=a)
     return {
         "cell": _rc(plain.width, bm.move.cell),
         "reason": bm.reason,
@@ -116,11 +122,14 @@ def best_guess(plain: Position, a: Analysis) -> dict[str, Any]:
     }
 
 
-def analysis_board(text: str, mines: int | None = None, trust_flags: bool = False) -> dict[str, Any]:
+def analysis_board(
+    text: str, mines: int | None = None, trust_flags: bool = False, guess_limit: Limit = GUESS_LIMIT
+) -> dict[str, Any]:
     """The analysis board: parse a ``.mine`` position, analyse it, and export it.
 
     ``mines`` overrides the count in the text. The MBF export is a layout, so it is offered when
-    the position decides where every mine is (flags, when trusted, and proven mines).
+    the position decides where every mine is (flags, when trusted, and proven mines). The best
+    guess has ``guess_limit``.
     """
     if len(text) > MAX_PASTE:
         raise SizeError(f"a pasted position has at most {MAX_PASTE} characters, got {len(text)}")
@@ -137,7 +146,7 @@ def analysis_board(text: str, mines: int | None = None, trust_flags: bool = Fals
         "text": p.to_text(),
         "rows": _rows(p),
     }
-    h = hints(p, trust_flags=trust_flags)
+    h = hints(p, trust_flags=trust_flags, guess_limit=guess_limit)
     if "error" in h:
         out["error"] = h["error"]
         return out

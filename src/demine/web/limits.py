@@ -23,7 +23,9 @@ from typing import Literal
 
 from limits import RateLimitItem, parse_many, storage, strategies
 
+from demine.analysis import Limit
 from demine.errors import DemineError, InputError
+from demine.web.hints import GUESS_LIMIT
 
 Kind = Literal["games", "moves", "hints", "analyses", "records", "views", "exports"]
 #: The kinds of request with a rate, in the order the server lists them.
@@ -88,6 +90,8 @@ class ServeLimits:
     and the answer says it is being prepared."""
     quick_cells: int = 1024
     """Boards up to this many cells get their hints in the quick lane."""
+    guess_limit: Limit = GUESS_LIMIT
+    """The time budget of the best guess in a hint and on the analysis board."""
     games_per_client: int = 200
     """Unfinished games one address may keep."""
     idle_expiry: float = 7 * 86400.0

@@ -475,7 +475,7 @@ class Service:
             cached = (moves, h)
         out = cached[1]
         if guess and out.get("guess_pending"):
-            best = await self.compute(guess_for, p, slow=self._slow(p))
+            best = await self.compute(guess_for, p, self.limits.guess_limit, slow=self._slow(p))
             out = {k: v for k, v in out.items() if k != "guess_pending"}
             out["best"] = best
             if s.hints_cache is not None and s.hints_cache[1] is cached[1]:
