@@ -100,7 +100,8 @@ class Game:
         self._bbbv: int | None = None
         self._parts: tuple[list[array[int]], array[int]] | None = None
         """The layout's openings (the zeros of each) and the numbers outside every opening, made
-        once for :meth:`solved_bbbv` (a replay frame of a finished game asks it); 4 bytes a cell."""
+        once for :meth:`bbbv` and :meth:`solved_bbbv` (a replay frame of a finished game asks it);
+        4 bytes a cell."""
         self.start: int | None = None
         """The first revealed cell (the first click), once there is one."""
         self.outcome: Literal["playing", "won", "lost"] = "playing"
@@ -367,9 +368,8 @@ class Game:
         """The 3BV of the layout: the fewest clicks that clear it without flags (openings plus
         numbers not at the edge of an opening). O(cells), cached."""
         if self._bbbv is None:
-            if self._mine is None or self._count is None:
-                raise IllegalMove("the layout is drawn at the first reveal; there is none yet")
-            self._bbbv = bbbv(self.geometry, self._mine, self._count)
+            openings, alone = self._openings()
+            self._bbbv = len(openings) + len(alone)
         return self._bbbv
 
     def solved_bbbv(self) -> int:
@@ -377,11 +377,17 @@ class Game:
         every opening that is opened (all of the 3BV once the game is won). O(cells)."""
         if self._mine is None or self._count is None:
             return 0
-        if self._parts is None:
-            self._parts = _parts(self.geometry, self._mine, self._count)
-        openings, alone = self._parts
+        openings, alone = self._openings()
         v = self._visible
         return sum(any(v[c] < 9 for c in cells) for cells in openings) + sum(v[c] < 9 for c in alone)
+
+    def _openings(self) -> tuple[list[array[int]], array[int]]:
+        """The layout's openings and its numbers outside every opening (:func:`_parts`), made once."""
+        if self._parts is None:
+            if self._mine is None or self._count is None:
+                raise IllegalMove("the layout is drawn at the first reveal; there is none yet")
+            self._parts = _parts(self.geometry, self._mine, self._count)
+        return self._parts
 
     def copy(self) -> Game:
         """An independent copy (same layout, same state)."""
@@ -401,8 +407,8 @@ class Game:
 
 
 def _parts(geo: Geometry, mine: bytearray, count: bytearray) -> tuple[list[array[int]], array[int]]:
-    """A layout's openings (the zeros of each) and its numbers outside every opening: an opened
-    zero clears its opening, as in :func:`bbbv`."""
+    """A layout's openings (the zeros of each) and its numbers outside every opening: the 3BV is
+    their count, and an opened zero clears its opening."""
     n = geo.cells
     seen = bytearray(n)
     nb = geo.neighbours
@@ -422,32 +428,3 @@ def _parts(geo: Geometry, mine: bytearray, count: bytearray) -> tuple[list[array
                         cells.append(d)
         openings.append(array("i", cells))
     return openings, array("i", [c for c in range(n) if not seen[c] and not mine[c]])
-
-
-def bbbv(geo: Geometry, mine: bytearray, count: bytearray, visible: bytearray | None = None) -> int:
-    """3BV of a layout given as a mine bitmap and neighbour counts; with ``visible`` (the
-    player's view) only the part cleared: openings with an opened cell, numbers outside every
-    opening that are opened."""
-    n = geo.cells
-    seen = bytearray(n)
-    total = 0
-    nb = geo.neighbours
-    for c in range(n):
-        if mine[c] or count[c] or seen[c]:
-            continue
-        seen[c] = 1
-        todo = [c]
-        cleared = visible is None or visible[c] < 9
-        while todo:
-            x = todo.pop()
-            for d in nb(x):
-                if not seen[d]:
-                    seen[d] = 1
-                    if count[d] == 0:
-                        todo.append(d)
-                        cleared = cleared or visible is None or visible[d] < 9
-        total += cleared
-    for c in range(n):
-        if not seen[c] and not mine[c] and (visible is None or visible[c] < 9):
-            total += 1
-    return total
