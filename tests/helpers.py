@@ -12,6 +12,7 @@ from itertools import combinations
 from pathlib import Path
 from types import ModuleType
 
+from demine.analysis.constraints import System
 from demine.engine.game import Game
 from demine.engine.position import COVERED, FLAG, Position
 
@@ -101,3 +102,20 @@ def benchmark_script(name: str) -> Iterator[ModuleType]:
         sys.path.remove(str(BENCHMARKS))
         for m, k, v in saved:
             setattr(m, k, v)
+
+
+def small_consistent_position(rng: random.Random) -> tuple[Position, System] | None:
+    """A position of at most 9x8 cells from a real layout, half its mines flagged, with its
+    constraint system; ``None`` when its numbers (with those flags) admit no layout."""
+    from demine.analysis import analyze
+    from demine.analysis.constraints import position_system
+    from demine.errors import InconsistentPosition
+
+    w, h = rng.randint(3, 9), rng.randint(3, 8)
+    p, _ = random_position(rng, w, h, rng.randint(1, w * h // 4), rng.randint(4, 24), flag_share=0.5)
+    try:
+        system = position_system(p)
+        analyze(p)
+    except InconsistentPosition:
+        return None
+    return p, system

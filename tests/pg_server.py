@@ -11,10 +11,11 @@ import glob
 import itertools
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 from pathlib import Path
+
+from tests.serving import free_port
 
 
 def bin_dir() -> Path | None:
@@ -38,12 +39,6 @@ def missing() -> str | None:
     return None
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class PostgresServer:
     """A running server (:meth:`start`), a way to make databases on it, and :meth:`stop`."""
 
@@ -54,7 +49,7 @@ class PostgresServer:
         self._bin = found
         self._as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
         self.socket_dir = Path(tempfile.mkdtemp(prefix="demine-pg-"))
-        self.port = _free_port()
+        self.port = free_port()
         self._names = itertools.count()
 
     def start(self) -> PostgresServer:

@@ -13,7 +13,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -24,6 +23,7 @@ from typing import Any
 import pytest
 
 from demine.engine.game import Game, Move
+from tests.serving import free_port, running
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="file-size limits and /proc are Linux's")
 
@@ -32,12 +32,6 @@ SCRIPT = [
     "0",
     *(a for k in ("games", "moves", "hints", "views", "exports") for a in ("--rate", f"{k}=off")),
 ]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _serve_cmd(port: int, db: Path | str, *more: str) -> list[str]:
@@ -50,33 +44,13 @@ def _server(
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """A ``demine serve`` process; with ``tmpfs`` (a size), its games file's folder is a tmpfs of
     that size mounted in a mount namespace of its own (``unshare``)."""
-    port = _free_port()
+    port = free_port()
     cmd = _serve_cmd(port, db, *more)
     if tmpfs is not None:
         mount = f"mount -t tmpfs -o size={tmpfs} tmpfs {shlex.quote(str(db.parent))}"
         cmd = ["unshare", "-rm", "sh", "-c", f"{mount} && exec {shlex.join(cmd)}"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=preexec)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(url + "/", timeout=1):
-                    break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(
-                        "the server did not start: " + proc.communicate()[1].decode()
-                    ) from None
-                time.sleep(0.1)
-        yield url, proc
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    with running(cmd, port, stdout=subprocess.PIPE, preexec_fn=preexec) as served:
+        yield served
 
 
 def _call(url: str, body: dict[str, Any] | None = None) -> tuple[int, dict[str, Any], Any]:
@@ -200,7 +174,7 @@ def test_protocol_errors_come_in_the_error_shape_and_serve_prints_its_options(tm
 
 # ---------------------------------------------------------------------- refused at start
 def _start_fails(db: Path | str) -> str:
-    r = subprocess.run(_serve_cmd(_free_port(), db), capture_output=True, timeout=60)
+    r = subprocess.run(_serve_cmd(free_port(), db), capture_output=True, timeout=60)
     assert r.returncode == 2, r
     err = r.stderr.decode()
     assert "Traceback" not in err

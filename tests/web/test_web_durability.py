@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -16,17 +15,13 @@ from typing import Any
 
 import pytest
 
+from tests.serving import free_port, start
+
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc for the worker processes")
 
 
 #: The tests move at a script's speed, past the per-second rates a person never meets.
 SCRIPT = ["--rate", "moves=off", "--rate", "games=off", "--rate", "hints=off", "--rate", "views=off"]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _start(db: Path, port: int) -> subprocess.Popen[bytes]:
@@ -43,16 +38,7 @@ def _start(db: Path, port: int) -> subprocess.Popen[bytes]:
         "2",
         *SCRIPT,
     ]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=1):
-                return proc
-        except OSError:
-            time.sleep(0.1)
-    proc.kill()
-    raise RuntimeError("the server did not start")
+    return start(cmd, port)
 
 
 def _call(url: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -80,7 +66,7 @@ def _alive(pid: int) -> bool:
 
 
 def test_a_killed_server_keeps_every_acknowledged_move_and_leaves_no_orphans(tmp_path: Path) -> None:
-    db, port = tmp_path / "games.db", _free_port()
+    db, port = tmp_path / "games.db", free_port()
     server = _start(db, port)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -115,7 +101,7 @@ def test_two_server_processes_on_one_database_lose_no_move(store_url: str) -> No
     """On a SQLite file and on PostgreSQL (``store_url`` runs it on each)."""
     import threading
 
-    port = _free_port()
+    port = free_port()
     cmd = [sys.executable, "-m", "demine", "serve", "--port", str(port), "--db", store_url, *SCRIPT]
     server = subprocess.Popen(
         [*cmd, "--workers", "0", "--processes", "2"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE

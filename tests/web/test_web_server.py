@@ -27,13 +27,9 @@ from typing import Any
 
 import pytest
 
+from tests.serving import free_port, running
+
 pytest.importorskip("uvicorn")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @contextmanager
@@ -41,31 +37,10 @@ def serving(
     tmp: Path, *args: str, port: int | None = None, **popen: Any
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """``demine serve ARGS`` on a free loopback port with a fresh games file, stopped after."""
-    port = port or _free_port()
+    port = port or free_port()
     cmd = [sys.executable, "-m", "demine", "serve", "--port", str(port), "--db", str(tmp / "games.db"), *args]
-    popen.setdefault("stdout", subprocess.DEVNULL)
-    popen.setdefault("stderr", subprocess.PIPE)
-    proc = subprocess.Popen(cmd, **popen)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(url + "/", timeout=1):
-                    break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("the server did not start") from None
-                time.sleep(0.1)
-        yield url, proc
-    finally:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+    with running(cmd, port, **popen) as served:
+        yield served
 
 
 def _status(url: str, path: str, body: Any = None, headers: Sequence[tuple[str, str]] = ()) -> int:
@@ -321,7 +296,7 @@ def _alive(pid: int) -> bool:
 def test_killing_the_parent_of_several_server_processes_ends_them_all_and_frees_the_port(
     tmp_path: Path,
 ) -> None:
-    port = _free_port()
+    port = free_port()
     with serving(tmp_path, "--processes", "2", "--workers", "1", port=port) as (url, proc):
         deadline = time.monotonic() + 30
         while len(kids := _descendants(proc.pid)) < 6 and time.monotonic() < deadline:
