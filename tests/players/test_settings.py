@@ -75,8 +75,10 @@ def test_bench_set_names_a_settings_value(capsys: pytest.CaptureFixture[str]) ->
     assert main([*args, "--compare", "best,best(depth=2)"]) == 0
     both = json.loads(capsys.readouterr().out)
     assert [o["player"] for o in both] == ["best", "best(depth=2)"]
+    assert main([*args, "--player", "exact", "--set", "depth=2"]) == 2
+    assert "none of exact takes settings" in capsys.readouterr().err
     assert main([*args, "--player", "fast", "--set", "depth=2"]) == 2
-    assert "none of fast takes settings" in capsys.readouterr().err
+    assert "expected NAME=VALUE with NAME one of zero_weight" in capsys.readouterr().err
 
 
 def test_a_spec_makes_its_player() -> None:

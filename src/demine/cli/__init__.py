@@ -211,7 +211,7 @@ def _players(ns: argparse.Namespace) -> list[PlayerSpec]:
     if ns.set:
         takes = [settings_type(s.name) is not None for s in specs]
         if not any(takes):
-            raise DemineError(f"--set: none of {', '.join(texts)} takes settings (best does)")
+            raise DemineError(f"--set: none of {', '.join(texts)} takes settings (best and fast do)")
         specs = [PlayerSpec.parse(str(s), ns.set) if t else s for s, t in zip(specs, takes, strict=True)]
     labels = [str(s) for s in specs]
     if len(set(labels)) < len(labels):

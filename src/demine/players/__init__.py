@@ -222,6 +222,7 @@ register(
     "fast",
     _lazy("best", "FastPlayer"),
     "exact probabilities, lowest-probability cell, ties toward likely zeros",
+    settings="demine.players.best.settings:FastSettings",
     takes_limit=True,
 )
 

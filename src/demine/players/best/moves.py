@@ -6,13 +6,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import compress
+from math import prod
 from operator import itemgetter
 from typing import Any, Literal
 
 from demine.analysis import Analysis
 from demine.engine.game import Move
 from demine.engine.grid import geometry
-from demine.engine.position import COVERED, HIDDEN_MASK, Position
+from demine.engine.position import COVERED, FLAG_MASK, HIDDEN_MASK, Position
+from demine.errors import IllegalMove
 
 MoveReason = Literal["safe", "safest", "look-ahead", "endgame", "sampled endgame", "50-50"]
 
@@ -62,11 +65,12 @@ class BestMove:
 
 
 @lru_cache(maxsize=8)
-def _neighbour_getters(width: int, height: int) -> tuple[Callable[[bytes], Any], ...]:
-    """Per cell, a C-level getter of its neighbours' bytes (for counting them fast); a cell with
-    fewer than two neighbours gets a slice, so every getter returns something ``sum`` can add."""
+def _neighbour_getters(width: int, height: int) -> tuple[Callable[[Any], Any], ...]:
+    """Per cell, a C-level getter of its neighbours' items in a sequence over the cells (bytes to
+    count them, floats to multiply them); a cell with fewer than two neighbours gets a slice, so
+    every getter returns something ``sum`` or ``prod`` can take."""
     nb = geometry(width, height).neighbours
-    out: list[Callable[[bytes], Any]] = []
+    out: list[Callable[[Any], Any]] = []
     for c in range(width * height):
         cells = nb(c)
         if len(cells) >= 2:
@@ -181,3 +185,182 @@ def safest_move(position: Position, a: Analysis, far_ties: bool = False) -> Best
     else:
         c = min(tied)
     return BestMove(Move("reveal", c), "safest", a.p(c))
+
+
+def blended_move(
+    position: Position, a: Analysis, zero_weight: float = 0.0, tolerance: float = 0.0, two_step: bool = False
+) -> BestMove:
+    """A guess that weighs what a cell's number may bring against its risk (``fast``'s settings
+    other than the default). Each covered cell has its chance to be safe ``s``, ``z`` about the
+    chance that its number shows no mine beyond the proven ones (so that its neighbours open: the
+    product of their chances to be safe, a proven mine counting as safe) and ``g`` about the
+    chance that its number proves a cell safe at once (:func:`progress_chance`). The guess is:
+
+    - with ``two_step``, the cell with the highest ``s x (g + (1 - g) x r)``, ``r`` the best
+      safety among the other cells: the chance to survive this guess and the next one, if a
+      proven safe cell makes the next one free and otherwise the next guess is as safe as the
+      best other cell now;
+    - else with ``zero_weight``, the cell with the highest ``s x (1 + zero_weight x z)``;
+    - else with ``tolerance``, among the cells whose safety is within that share of the best,
+      the one with the highest ``g``.
+
+    Equal scores go to :func:`safest_move`'s order (fewest covered neighbours, then the lowest
+    cell). With none of these it is :func:`safest_move`."""
+    if zero_weight <= 0 and tolerance <= 0 and not two_step:
+        return safest_move(position, a)
+    st = position.states
+    n = position.cells
+    safety = [1.0] * n  # for the neighbours: revealed cells, flags and proven mines count 1
+    mine = [0.0] * n  # each cell's chance of a mine (1 for flags and proven mines)
+    covered: list[int] = []
+    own: list[float] = []
+    for c, (num, den) in a.ratios.items():
+        s = 1.0 - num / den if num else 1.0
+        if num != den:
+            safety[c] = s
+        if st[c] == COVERED:
+            covered.append(c)
+            own.append(s)
+        mine[c] = 1.0 - s
+    if not covered:
+        raise IllegalMove("no covered cell left to open")
+    for m in compress(range(n), st.translate(FLAG_MASK)):
+        mine[m] = 1.0
+    ranked = sorted(own, reverse=True)
+    best = ranked[0]
+    second = ranked[1] if len(ranked) > 1 else 0.0
+    if two_step:
+        floor = best * second  # the safest cell scores at least that; no cell scores above its s
+    elif zero_weight > 0:
+        floor = best / (1.0 + zero_weight)
+    else:
+        floor = best * (1.0 - tolerance)
+    weighed = [(c, s) for c, s in zip(covered, own, strict=True) if s >= floor]
+    if two_step:
+        gains = _gains(position, weighed, covered, safety, mine)
+        scores = [
+            s * (g + (1.0 - g) * (second if s == best else best))
+            for (_, s), g in zip(weighed, gains, strict=True)
+        ]
+    elif zero_weight > 0:
+        if n <= 65536:
+            getters = _neighbour_getters(position.width, position.height)
+            opens = [prod(getters[c](safety)) for c, _ in weighed]
+        else:
+            nb = position.geometry.neighbours
+            opens = [prod((safety[d] for d in nb(c)), start=1.0) for c, _ in weighed]
+        scores = [s * (1.0 + zero_weight * z) for (_, s), z in zip(weighed, opens, strict=True)]
+    else:
+        scores = _gains(position, weighed, covered, safety, mine)
+    top = max(scores)
+    tied = [c for (c, _), s in zip(weighed, scores, strict=True) if s == top]
+    if len(tied) > 1:
+        zero_key = zero_chance_keys(position)
+        c = min(tied, key=lambda c: (zero_key(c), c))
+    else:
+        c = tied[0]
+    return BestMove(Move("reveal", c), "safest", a.p(c))
+
+
+def _gains(
+    position: Position,
+    weighed: list[tuple[int, float]],
+    covered: list[int],
+    safety: list[float],
+    mine: list[float],
+) -> list[float]:
+    """:func:`progress_chance` of each weighed cell. A cell none of whose neighbours touches a
+    shown number can only make progress by a zero: its chance is the product of its neighbours'
+    safeties, taken at C speed (in that case :func:`progress_chance` gives the same value)."""
+    nb = position.geometry.neighbours
+    near = bytearray(position.cells)  # the neighbours of the frontier cells
+    for c, on in zip(covered, touches_revealed(position, covered), strict=True):
+        if on:
+            for d in nb(c):
+                near[d] = 1
+    out: list[float] = []
+    if position.cells <= 65536:
+        getters = _neighbour_getters(position.width, position.height)
+        for c, _ in weighed:
+            out.append(progress_chance(position, c, mine) if near[c] else _doubtful(prod(getters[c](safety))))
+    else:
+        for c, _ in weighed:
+            out.append(
+                progress_chance(position, c, mine)
+                if near[c]
+                else _doubtful(prod((safety[d] for d in nb(c)), start=1.0))
+            )
+    return out
+
+
+def _doubtful(zero: float) -> float:
+    """The chance of progress by a zero: none when every neighbour is known (a product of 1)."""
+    return 0.0 if zero == 1.0 else zero
+
+
+def progress_chance(position: Position, cell: int, mine: list[float]) -> float:
+    """About the chance that ``cell``'s number, once it shows (``cell`` safe), proves a covered
+    cell safe by itself or with one number already shown (the pair rule: one set of cells inside
+    the other's, or overlapping with counts that force the rest). ``mine`` holds each cell's
+    chance of a mine (0 for revealed cells, 1 for flags and proven mines); the count of mines
+    around ``cell`` is taken as if its neighbours were independent, within the bounds that the
+    numbers around them set."""
+    st = position.states
+    nb = position.geometry.neighbours
+    around = [d for d in nb(cell) if st[d] >= COVERED and mine[d] < 1.0]
+    if not around:
+        return 0.0  # its number is known already: it proves nothing
+    # the chance of each count of mines around the cell (independent neighbours)
+    dist = [1.0]
+    for d in around:
+        q = mine[d]
+        nxt = [0.0] * (len(dist) + 1)
+        for x, w in enumerate(dist):
+            nxt[x] += w * (1.0 - q)
+            nxt[x + 1] += w * q
+        dist = nxt
+    # the numbers next to those cells, each as (cells in common, its own other cells, mines left)
+    mine_set = set(around)
+    seen: set[int] = set()
+    pairs: list[tuple[int, int, int]] = []
+    for d in around:
+        for r in nb(d):
+            v = st[r]
+            if v >= COVERED or r in seen:
+                continue
+            seen.add(r)
+            inside = other = 0
+            left = v
+            for e in nb(r):
+                if st[e] < COVERED or e == cell:
+                    continue
+                if mine[e] >= 1.0:
+                    left -= 1
+                elif e in mine_set:
+                    inside += 1
+                else:
+                    other += 1
+            pairs.append((inside, other, left))
+    size = len(around)
+    # the counts the shown numbers allow (each number's mines left, less its other cells, must
+    # lie among the shared cells; the shared cells hold no more than it has left): the others
+    # are impossible, whatever the independent estimate says
+    lo_x, hi_x = 0, size
+    for inside, other, left in pairs:
+        lo_x = max(lo_x, left - other)
+        hi_x = min(hi_x, size - inside + min(inside, left))
+    mass = sum(dist[lo_x : hi_x + 1])
+    if mass <= 0.0:
+        return 0.0
+    gain = dist[0] if lo_x == 0 else 0.0  # a zero opens every neighbour
+    for x in range(max(1, lo_x), hi_x + 1):
+        w = dist[x]
+        if w <= 0.0:
+            continue
+        for inside, other, left in pairs:
+            outside = size - inside  # the new number's cells that the old one does not see
+            lo = max(0, x - outside, left - other)  # fewest mines the shared cells can hold
+            if (other and lo >= left) or (outside and lo >= x):
+                gain += w
+                break
+    return gain / mass

@@ -38,8 +38,15 @@ from demine.players.base import Decision
 from demine.players.best.endgame import endgame, sampled_endgame
 from demine.players.best.fifty import forced_fifty
 from demine.players.best.lookahead import look_ahead, most_telling
-from demine.players.best.moves import BestMove, safest_move
-from demine.players.best.settings import DEFAULT_SETTINGS, NO_HOOKS, BestSettings, Hooks
+from demine.players.best.moves import BestMove, blended_move, safest_move
+from demine.players.best.settings import (
+    DEFAULT_FAST,
+    DEFAULT_SETTINGS,
+    NO_HOOKS,
+    BestSettings,
+    FastSettings,
+    Hooks,
+)
 from demine.players.longterm import Influence
 
 #: The default budget of one decision.
@@ -243,19 +250,30 @@ class BestPlayer:
 
 
 class FastPlayer:
-    """Exact probabilities, the lowest-probability cell, ties toward likely zeros."""
+    """Exact probabilities, the lowest-probability cell, ties toward likely zeros.
+
+    ``settings`` says how it guesses (:class:`FastSettings`; today's rule by default)."""
 
     name = "fast"
 
-    def __init__(self, limit: Limit = DEFAULT_LIMIT) -> None:
+    def __init__(self, settings: FastSettings = DEFAULT_FAST, limit: Limit = DEFAULT_LIMIT) -> None:
+        self.settings = settings
         self.limit = limit
         self.follower = Follower()
 
     def decide(self, position: Position, rng: random.Random) -> Decision:
-        """Open every safe cell, or the safest cell most likely to be a zero. Boards of more than
-        :data:`LOCAL_CELLS` cells are followed incrementally (:func:`local_decide`)."""
+        """Open every safe cell, or the safest cell most likely to be a zero (with a
+        ``zero_weight``: the best blend of the two). Boards of more than :data:`LOCAL_CELLS`
+        cells are followed incrementally (:func:`local_decide`), whatever the settings."""
         if position.cells > LOCAL_CELLS:
             return self._local_decide(position)
+        st = self.settings
+        if not st.plain:
+
+            def guess(a: Analysis, _: System | None) -> BestMove:
+                return blended_move(position, a, st.zero_weight, st.tolerance, st.two_step)
+
+            return _decide(position, self.limit, guess, self.follower)
         return _decide(position, self.limit, lambda a, _: safest_move(position, a), self.follower)
 
     def _local_decide(self, position: Position) -> Decision:

@@ -95,15 +95,67 @@ class BestSettings:
     @classmethod
     def parse(cls, items: Iterable[str], base: BestSettings | None = None) -> BestSettings:
         """Settings from ``NAME=VALUE`` texts (as ``--set`` takes them), over ``base``."""
-        kinds = {f.name: f.type for f in fields(cls)}
-        changes: dict[str, Any] = {}
-        for item in items:
-            name, sep, text = item.partition("=")
-            name = name.strip().replace("-", "_")
-            if not sep or name not in kinds:
-                raise InputError(f"--set {item!r}: expected NAME=VALUE with NAME one of {', '.join(kinds)}")
-            changes[name] = _value(name, kinds[name], text.strip())
-        return dataclasses.replace(base or cls(), **changes)
+        return dataclasses.replace(base or cls(), **_changes(cls, items))
+
+
+@dataclass(frozen=True, slots=True)
+class FastSettings:
+    """How ``fast`` guesses. The default is today's rule (the lowest chance of a mine, ties toward
+    the cell most likely to be a zero); an experiment builds another value
+    (``FastSettings(zero_weight=0.1)``, ``fast(zero_weight=0.1)`` as a player text).
+
+    >>> FastSettings.parse(["two_step=yes"]) == FastSettings(two_step=True)
+    True
+    """
+
+    zero_weight: float = 0.0
+    """0: the safest cell. Above 0, the guess is the cell with the highest ``(1 - p) x (1 + w x
+    z)``, ``p`` its chance of a mine, ``w`` this weight and ``z`` the chance that its number shows
+    no new mine (the product of its covered neighbours' chances to be safe; a zero opens an area):
+    a slightly less safe cell is taken when it is much more likely to open."""
+
+    tolerance: float = 0.0
+    """With no weight and not ``two_step``: among the cells whose chance to be safe is within this
+    share of the best, the one whose number is most likely to prove a cell safe at once."""
+    two_step: bool = False
+    """The cell with the highest ``s x (g + (1 - g) x r)``: ``s`` its chance to be safe, ``g``
+    about the chance that its number proves a cell safe, ``r`` the best safety of the other cells
+    (an estimate of surviving this guess and the next)."""
+
+    def __post_init__(self) -> None:
+        w = self.zero_weight
+        if isinstance(w, bool) or not isinstance(w, int | float) or not 0 <= w <= 1000:
+            raise InputError(f"zero_weight must be a number in [0, 1000], got {w!r}")
+        t = self.tolerance
+        if isinstance(t, bool) or not isinstance(t, int | float) or not 0 <= t <= 1:
+            raise InputError(f"tolerance must be a number in [0, 1], got {t!r}")
+
+    @property
+    def plain(self) -> bool:
+        """True for today's rule (the safest cell, ties toward likely zeros)."""
+        return not (self.zero_weight or self.tolerance or self.two_step)
+
+    def replace(self, **changes: Any) -> FastSettings:
+        """A copy with some fields changed."""
+        return dataclasses.replace(self, **changes)
+
+    @classmethod
+    def parse(cls, items: Iterable[str], base: FastSettings | None = None) -> FastSettings:
+        """Settings from ``NAME=VALUE`` texts (as ``--set`` takes them), over ``base``."""
+        return dataclasses.replace(base or cls(), **_changes(cls, items))
+
+
+def _changes(cls: type, items: Iterable[str]) -> dict[str, Any]:
+    """The fields of ``cls`` named by ``NAME=VALUE`` texts, with their values."""
+    kinds = {f.name: f.type for f in fields(cls)}
+    changes: dict[str, Any] = {}
+    for item in items:
+        name, sep, text = item.partition("=")
+        name = name.strip().replace("-", "_")
+        if not sep or name not in kinds:
+            raise InputError(f"--set {item!r}: expected NAME=VALUE with NAME one of {', '.join(kinds)}")
+        changes[name] = _value(name, kinds[name], text.strip())
+    return changes
 
 
 def _value(name: str, kind: Any, text: str) -> Any:
@@ -143,3 +195,5 @@ class Hooks:
 NO_HOOKS = Hooks()
 #: The adopted settings (the functions' defaults).
 DEFAULT_SETTINGS = BestSettings()
+#: ``fast``'s adopted settings.
+DEFAULT_FAST = FastSettings()
