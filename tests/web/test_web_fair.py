@@ -13,7 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from demine.web.app import create_app
-from demine.web.limits import ClientGate, ServeLimits
+from demine.web.limits import ClientGate, RateLimiter, ServeLimits, TooManyRequests
 
 OFF = {k: None for k in ("games", "moves", "hints", "views")}
 
@@ -119,3 +119,48 @@ def test_a_move_whose_hints_cannot_be_queued_is_answered_without_them() -> None:
         service.quick._give_back("someone else")
         h = c.get(f"/api/games/{gid}/hints")
         assert h.status_code == 200 and "safe" in h.json()
+
+
+def test_rates_are_counted_without_a_thread_per_request(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rate counting starts no thread: ``limits``' in-memory storage started a timer thread
+    whenever its last one had run out (10 ms), and the event loop waited for each to start."""
+    started: list[str] = []
+    start = threading.Thread.start
+
+    def counted(self: threading.Thread) -> None:
+        started.append(self.name)
+        start(self)
+
+    rate = RateLimiter(ServeLimits())
+    monkeypatch.setattr(threading.Thread, "start", counted)
+    for k in range(6):
+        rate.hit("views", f"client{k}")
+        time.sleep(0.015)  # past the old timer's 10 ms
+    assert started == []
+
+
+def test_rates_are_moving_windows_and_quiet_clients_leave_nothing() -> None:
+    now = [1000.0]
+    rate = RateLimiter(ServeLimits(views="3/second;5/minute"), clock=lambda: now[0])
+    for _ in range(3):
+        rate.hit("views", "a")
+    with pytest.raises(TooManyRequests) as refused:
+        rate.hit("views", "a")
+    assert refused.value.retry_after == 1
+    rate.hit("views", "b")  # another client has windows of its own
+    now[0] += 0.5
+    with pytest.raises(TooManyRequests):
+        rate.hit("views", "a")  # the second's window still holds the three
+    now[0] += 0.5
+    rate.hit("views", "a")
+    rate.hit("views", "a")  # 5 in the minute now (the refused ones were not counted)
+    now[0] += 1.0
+    with pytest.raises(TooManyRequests) as refused:
+        rate.hit("views", "a")
+    assert 55 <= refused.value.retry_after <= 60  # the minute's window: its oldest leaves then
+    for k in range(1000):
+        rate.hit("views", f"passer{k}")
+    assert rate.windows() == 2 * 1002
+    now[0] += 61.0  # every window has emptied: the next request's sweep drops them
+    rate.hit("views", "c")
+    assert rate.windows() == 2
