@@ -14,6 +14,8 @@ from fastapi.testclient import TestClient
 
 from demine.web.app import create_app
 from demine.web.limits import ClientGate, RateLimiter, ServeLimits, TooManyRequests
+from demine.web.service import Service
+from demine.web.workers import CLIENT
 
 OFF = {k: None for k in ("games", "moves", "hints", "views")}
 
@@ -164,3 +166,38 @@ def test_rates_are_moving_windows_and_quiet_clients_leave_nothing() -> None:
     now[0] += 61.0  # every window has emptied: the next request's sweep drops them
     rate.hit("views", "c")
     assert rate.windows() == 2
+
+
+def test_a_burst_of_players_hints_is_at_the_workers_at_once() -> None:
+    """16 players' hints asked at once are all handed to the workers while their round trips are
+    under way. Before, 4 were and the other 12 waited in the lane for a round trip each: on a
+    loaded server a round trip through the event loop took 100-300 ms for a few ms of work, the
+    workers idled and the lane's queue of 64 filled (503s; the throughput is measured by
+    benchmarks/web_load.py --abuse, research log 12)."""
+    limits = ServeLimits()
+
+    async def scenario() -> tuple[int, int]:
+        service = Service(limits=limits)
+        lane = service.quick
+        back = asyncio.Event()
+        in_flight = 0
+
+        async def round_trip(fn: object, *args: object, in_thread: bool) -> str:
+            nonlocal in_flight
+            in_flight += 1
+            await back.wait()  # the answer is on its way back through the event loop
+            return "hints"
+
+        lane._call = round_trip  # type: ignore[method-assign]
+        calls = []
+        for k in range(16):
+            CLIENT.set(f"player{k}")
+            calls.append(asyncio.create_task(lane.run(print)))
+        await asyncio.sleep(0.01)
+        seen, waiting = in_flight, len(lane._waiters)
+        back.set()
+        assert await asyncio.gather(*calls) == ["hints"] * 16
+        service.close()
+        return seen, waiting
+
+    assert asyncio.run(scenario()) == (16, 0)

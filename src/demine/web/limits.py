@@ -77,8 +77,12 @@ class ServeLimits:
     """Moves one game may hold (an expert game takes a few hundred)."""
     max_records: int = 10_000
     """Games one player's record on the server holds (the oldest leave first)."""
-    heavy_running: int = 4
-    """Hints on the players' games computed at once..."""
+    heavy_running: int = 16
+    """Hints on the players' games handed to the workers at once (the others wait in the lane)...
+    More than the workers compute at once: each call's way out and back crosses the server's
+    event loop and two of its helper threads, and on a loaded server that round trip is 100-300 ms
+    for a few milliseconds of work, so with 4 in flight the workers idled while the lane's queue
+    filled (research log 12). The calls past the workers' count wait at the workers, in order."""
     heavy_queue: int = 64
     """...and at most this many wait in each lane; past that a request gets 503 at once."""
     slow_running: int = 2
