@@ -14,9 +14,16 @@ import contextlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import compress
-from operator import ne
 
-from demine.engine.position import COVERED, COVERED_MASK, FLAG, FLAG_MASK, HIDDEN_MASK, Position
+from demine.engine.position import (
+    COVERED,
+    COVERED_MASK,
+    FLAG,
+    FLAG_MASK,
+    HIDDEN_MASK,
+    Position,
+    changed_cells,
+)
 from demine.errors import InconsistentPosition, InputError
 
 
@@ -191,7 +198,7 @@ class SystemTracker:
                 cells = range(position.cells)
             else:
                 old = self._states
-                changed = list(compress(range(len(st)), map(ne, old, st)))
+                changed = changed_cells(old, st)
                 touched: set[int] = set(changed)
                 for c in changed:
                     touched.update(geo.neighbours(c))

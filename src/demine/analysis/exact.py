@@ -40,6 +40,7 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import filterfalse
 from math import comb
+from typing import Final
 
 from demine.analysis.constraints import Component, System, components
 from demine.analysis.order import OverBudget, elimination_order, greedy_order
@@ -55,8 +56,8 @@ DEFAULT_DENSITY = Fraction(1, 5)
 
 #: Run the pair rule before counting when a component has at least this many boxes and its
 #: elimination order keeps at least this many constraints open at once.
-PAIR_BOXES = 20
-PAIR_WIDTH = 6
+PAIR_BOXES: Final = 20
+PAIR_WIDTH: Final = 6
 
 
 @lru_cache(maxsize=64)

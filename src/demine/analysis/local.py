@@ -19,14 +19,13 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
-from itertools import compress
-from operator import ne
+from typing import Final
 
 from demine.analysis.result import Limit
-from demine.engine.position import COVERED, FLAG, Position
+from demine.engine.position import COVERED, FLAG, Position, changed_cells
 from demine.errors import InconsistentPosition
 
-BLOCK = 4096
+BLOCK: Final = 4096
 """Cells compared at once when looking for changes."""
 COMPONENT_LIMIT = Limit(seconds=0.5)
 """The budget of one component's count; past it the component is left to the cheaper rules."""
@@ -55,7 +54,9 @@ class LocalEngine:
         self.n = n
         from demine.engine.grid import geometry
 
-        self.neighbours = geometry(width, height).neighbours
+        self.geo = geometry(width, height)
+        """The board's cells and neighbours (called as ``self.geo.neighbours``: a direct call
+        when compiled)."""
         self.st = bytearray([COVERED]) * n
         """The states as last seen."""
         self.mine = bytearray(n)
@@ -70,6 +71,8 @@ class LocalEngine:
         """Covered cells proven safe, not yet opened."""
         self.mines: set[int] = set()
         """Cells known to hold a mine."""
+        self.unflagged: set[int] = set()
+        """The cells of :attr:`mines` still covered (proven, not flagged yet)."""
         self.unknown = n
         """Covered cells neither known mines nor known safe."""
         self.prob: dict[int, float] = {}
@@ -89,9 +92,9 @@ class LocalEngine:
         st = self.st
         for lo in range(0, self.n, BLOCK):
             hi = lo + BLOCK
-            a, b = new[lo:hi], st[lo:hi]
+            a, b = new[lo:hi], bytes(st[lo:hi])
             if a != b:
-                for c in compress(range(lo, lo + len(a)), map(ne, a, b)):
+                for c in changed_cells(b, a, lo):
                     self._change(c, new[c])
         self._rule()
 
@@ -111,14 +114,16 @@ class LocalEngine:
             )
         if v == FLAG:
             st[c] = FLAG
-            if not self.mine[c]:
+            if self.mine[c]:
+                self.unflagged.discard(c)
+            else:
                 self._mark_mine(c)
             return
         # a revealed number
         if self.mine[c]:
             raise InconsistentPosition(f"cell {c} was proven a mine but shows {v}", ())
         st[c] = v
-        nb = self.neighbours(c)
+        nb = self.geo.neighbours(c)
         if self.known_safe[c]:
             self.known_safe[c] = 0
             self.safe.discard(c)
@@ -150,9 +155,11 @@ class LocalEngine:
     def _mark_mine(self, c: int) -> None:
         self.mine[c] = 1
         self.mines.add(c)
+        if self.st[c] == COVERED:
+            self.unflagged.add(c)
         self._settle(c)
         st, need, unk = self.st, self.need, self.unk
-        for d in self.neighbours(c):
+        for d in self.geo.neighbours(c):
             if st[d] < COVERED:
                 if need[d] == 0:
                     raise InconsistentPosition(f"the {st[d]} at cell {d} gets one mine too many", (d,))
@@ -165,7 +172,7 @@ class LocalEngine:
         self.safe.add(c)
         self._settle(c)
         st, unk = self.st, self.unk
-        for d in self.neighbours(c):
+        for d in self.geo.neighbours(c):
             if st[d] < COVERED:
                 unk[d] -= 1
                 self._dirty.add(d)
@@ -193,7 +200,7 @@ class LocalEngine:
             if k > u:
                 raise InconsistentPosition(f"the {st[c]} at cell {c} needs {k} mines among {u} cells", (c,))
             if k == 0 or k == u:
-                for d in self.neighbours(c):
+                for d in self.geo.neighbours(c):
                     if st[d] == COVERED and not mine[d] and not safe_flag[d]:
                         if k == 0:
                             self._mark_safe(d)
@@ -202,9 +209,10 @@ class LocalEngine:
 
     def _check(self) -> None:
         """Assert every invariant of the bookkeeping (for tests; O(cells))."""
-        st, mine, safe_flag, nb = self.st, self.mine, self.known_safe, self.neighbours
+        st, mine, safe_flag, nb = self.st, self.mine, self.known_safe, self.geo.neighbours
         assert not self._dirty, "the number rule left work undone"
         assert self.mines == {c for c in range(self.n) if mine[c]}
+        assert self.unflagged == {c for c in self.mines if st[c] == COVERED}
         assert self.safe == {c for c in range(self.n) if safe_flag[c]}
         unknown = set()
         for c in range(self.n):
@@ -239,10 +247,10 @@ class LocalEngine:
         while i < len(numbers):
             c = numbers[i]
             i += 1
-            for d in self.neighbours(c):
+            for d in self.geo.neighbours(c):
                 if st[d] == COVERED and not mine[d] and not safe_flag[d] and d not in cells:
                     cells.add(d)
-                    for e in self.neighbours(d):
+                    for e in self.geo.neighbours(d):
                         if st[e] < COVERED and unk[e] and e not in seen:
                             seen.add(e)
                             numbers.append(e)
@@ -251,7 +259,7 @@ class LocalEngine:
     def frontier_unknown(self) -> int:
         """How many unknown cells touch an opened number (the rest, :attr:`unknown` minus these,
         touch none). O(cells)."""
-        st, mine, safe_flag, nb = self.st, self.mine, self.known_safe, self.neighbours
+        st, mine, safe_flag, nb = self.st, self.mine, self.known_safe, self.geo.neighbours
         return sum(
             1
             for c in range(self.n)
@@ -261,7 +269,7 @@ class LocalEngine:
     def _unknown_around(self, c: int) -> list[int]:
         """The neighbours of ``c`` neither opened nor known (mines or safe cells)."""
         st, mine, safe_flag = self.st, self.mine, self.known_safe
-        return [d for d in self.neighbours(c) if st[d] == COVERED and not mine[d] and not safe_flag[d]]
+        return [d for d in self.geo.neighbours(c) if st[d] == COVERED and not mine[d] and not safe_flag[d]]
 
     def pairs(self) -> bool:
         """The pair rule on the numbers still touching unknown cells: returns whether it proved a
@@ -269,7 +277,7 @@ class LocalEngine:
         components it could not settle for the count (their numbers stay marked changed)."""
         from demine.analysis.rules import Propagator
 
-        st, mine, safe_flag, need, nb = self.st, self.mine, self.known_safe, self.need, self.neighbours
+        st, mine, safe_flag, need, nb = self.st, self.mine, self.known_safe, self.need, self.geo.neighbours
         stale = [c for c in self._stale if st[c] < COVERED and self.unk[c]]
         if not stale:
             return False
@@ -365,7 +373,7 @@ class LocalEngine:
             i = self._scan[k]
             while i < self.n:
                 free = st[i] == COVERED and not mine[i] and not safe_flag[i] and i not in prob
-                if free and (k == 1 or all(st[d] >= COVERED for d in self.neighbours(i))):
+                if free and (k == 1 or all(st[d] >= COVERED for d in self.geo.neighbours(i))):
                     self._scan[k] = i
                     return i
                 i += 1

@@ -5,11 +5,12 @@ component's length)."""
 from __future__ import annotations
 
 import time
+from typing import Final
 
 from demine.analysis.constraints import Component
 
 #: Steps of the greedy order between two looks at the clock.
-CLOCK_EVERY = 32
+CLOCK_EVERY: Final = 32
 
 
 class OverBudget(Exception):
@@ -95,8 +96,8 @@ def _order_cost(comp: Component, order: list[int]) -> int:
 
 #: Components whose greedy order is estimated to cost more than this many states try several
 #: start boxes and keep the cheapest order.
-MULTI_START_COST = 5000
-MULTI_STARTS = 8
+MULTI_START_COST: Final = 5000
+MULTI_STARTS: Final = 8
 
 
 def elimination_order(comp: Component, deadline: float | None = None) -> list[int]:

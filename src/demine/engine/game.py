@@ -25,6 +25,7 @@ from array import array
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from demine.engine.grid import RULES, Geometry, check_mines, geometry, mine_cells_allowed
@@ -43,6 +44,18 @@ class Move:
     """``reveal``, ``flag`` (toggles a flag) or ``chord``."""
     cell: int
     """The cell acted on."""
+
+
+@lru_cache(maxsize=4096)
+def move_of(kind: MoveKind, cell: int) -> Move:
+    """``Move(kind, cell)``, one object kept for each recent pair (moves are values). A player
+    that opens and flags hundreds of cells a game asks for the same moves game after game, and
+    a frozen dataclass costs more to make than to look up.
+
+    >>> move_of("reveal", 3) == Move("reveal", 3), move_of("flag", 3) is move_of("flag", 3)
+    (True, True)
+    """
+    return Move(kind, cell)
 
 
 def seeded_random(seed: int | str | None) -> random.Random:
@@ -205,6 +218,10 @@ class Game:
     def reveal(self, cell: int) -> list[int]:
         """Open ``cell`` (flooding zeros); returns the cells opened. A flagged or already open
         cell is left alone. Opening a mine loses."""
+        return self._reveal(cell, None)
+
+    def _reveal(self, cell: int, move: Move | None) -> list[int]:
+        """:meth:`reveal`, noting ``move`` (``Move("reveal", cell)``, made here when None)."""
         self._playable(cell)
         if self._visible[cell] != COVERED:
             return []
@@ -212,7 +229,7 @@ class Game:
             self._place(cell)
         if self.start is None:
             self.start = cell
-        self.moves.append(Move("reveal", cell))
+        self.moves.append(move or Move("reveal", cell))
         return self._open(cell)
 
     def _open(self, cell: int) -> list[int]:
@@ -247,6 +264,10 @@ class Game:
 
     def flag(self, cell: int) -> bool:
         """Toggle a flag on a covered cell; returns whether the cell is now flagged."""
+        return self._flag(cell, None)
+
+    def _flag(self, cell: int, move: Move | None) -> bool:
+        """:meth:`flag`, noting ``move`` (``Move("flag", cell)``, made here when None)."""
         self._playable(cell)
         v = self._visible[cell]
         if v == COVERED:
@@ -257,7 +278,7 @@ class Game:
             self._flags -= 1
         else:
             raise IllegalMove(f"cell {self.geometry.name(cell)} is open and cannot be flagged")
-        self.moves.append(Move("flag", cell))
+        self.moves.append(move or Move("flag", cell))
         return self._visible[cell] == FLAG
 
     def chord_targets(self, cell: int) -> list[int]:
@@ -293,13 +314,15 @@ class Game:
         return opened
 
     def play(self, move: Move) -> list[int]:
-        """Apply a :class:`Move`; returns the cells opened (empty for a flag)."""
-        if move.kind == "reveal":
-            return self.reveal(move.cell)
-        if move.kind == "chord":
+        """Apply a :class:`Move` (noted in :attr:`moves` as given: moves are values); returns the
+        cells opened (empty for a flag)."""
+        kind = move.kind
+        if kind == "reveal":
+            return self._reveal(move.cell, move)
+        if kind == "chord":
             return self.chord(move.cell)
-        if move.kind == "flag":
-            self.flag(move.cell)
+        if kind == "flag":
+            self._flag(move.cell, move)
             return []
         raise IllegalMove(f"unknown move kind {move.kind!r}")
 

@@ -9,16 +9,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Final
 
 from demine.errors import SizeError
 
 #: The largest side a board may have. 1000x1000 boards are supported; beyond 2000 a side is
 #: refused so that a typo cannot ask for gigabytes.
-MAX_SIDE = 2000
+MAX_SIDE: Final = 2000
 
 #: Boards up to this many cells keep a precomputed neighbour table; larger boards compute
 #: neighbours on demand (a table for a million cells would cost hundreds of MB).
-TABLE_LIMIT = 1 << 16
+TABLE_LIMIT: Final = 1 << 16
 
 RULES = ("safe", "zero", "none")
 

@@ -15,26 +15,52 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Final
 
 from demine.engine.grid import Geometry, check_dimensions, geometry
 from demine.errors import PositionSyntaxError, SizeError
 
 #: Cell states in a :class:`Position`: 0-8 are revealed numbers.
-COVERED = 9
-FLAG = 10
+COVERED: Final = 9
+FLAG: Final = 10
 
 _READ = {"H": COVERED, ".": COVERED, "?": COVERED, "F": FLAG, "*": FLAG}
 _READ.update({str(d): d for d in range(9)})
 _WRITE = "012345678HF"
-_VALID = bytes(range(FLAG + 1))
+_VALID: Final = bytes(range(FLAG + 1))
 
 # Byte tables for ``states.translate(...)``: 1 where a state is of the kind, else 0. With
 # ``itertools.compress`` or ``itemgetter`` they pick or count cells at C speed.
-COVERED_MASK = bytes(1 if v == COVERED else 0 for v in range(256))
-FLAG_MASK = bytes(1 if v == FLAG else 0 for v in range(256))
-_UNFLAG = bytes.maketrans(bytes([FLAG]), bytes([COVERED]))
-HIDDEN_MASK = bytes(1 if v in (COVERED, FLAG) else 0 for v in range(256))
+COVERED_MASK: Final = bytes(1 if v == COVERED else 0 for v in range(256))
+FLAG_MASK: Final = bytes(1 if v == FLAG else 0 for v in range(256))
+_UNFLAG: Final = bytes.maketrans(bytes([FLAG]), bytes([COVERED]))
+HIDDEN_MASK: Final = bytes(1 if v in (COVERED, FLAG) else 0 for v in range(256))
 _SHOW = "012345678.F"
+
+
+def changed_cells(old: bytes, new: bytes, start: int = 0) -> list[int]:
+    """The indices (plus ``start``) where two byte strings of one length differ, in order. Players
+    follow a game by the cells that changed since the last position (a few of hundreds): one XOR
+    of the two read as integers (C speed) finds the stretch between the first and the last
+    difference, and only that stretch is looked at byte by byte.
+
+    >>> changed_cells(bytes([9, 9, 9, 9]), bytes([9, 1, 9, 10]))
+    [1, 3]
+    >>> changed_cells(b"ab", b"ab", 100), changed_cells(b"abc", b"abd", 100)
+    ([], [102])
+    """
+    x = int.from_bytes(old, "little") ^ int.from_bytes(new, "little")
+    if not x:
+        return []
+    lo = ((x & -x).bit_length() - 1) >> 3  # the first byte that differs
+    hi = (x.bit_length() + 7) >> 3  # past the last one
+    diff = (x >> (lo << 3)).to_bytes(hi - lo, "little")
+    base = start + lo
+    out = []
+    for i in range(hi - lo):
+        if diff[i]:
+            out.append(base + i)
+    return out
 
 
 @dataclass(frozen=True, slots=True, eq=True)

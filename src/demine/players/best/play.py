@@ -31,7 +31,7 @@ from demine.analysis.constraints import System, SystemTracker, position_system
 from demine.analysis.exact import solve_system
 from demine.analysis.local import LocalEngine
 from demine.analysis.rules import Propagator
-from demine.engine.game import Move
+from demine.engine.game import Move, move_of
 from demine.engine.position import COVERED, Position
 from demine.errors import IllegalMove, InconsistentPosition
 from demine.players.base import Decision
@@ -149,7 +149,7 @@ def _proven(safe: Iterable[int], mines: Iterable[int]) -> Decision:
     """Open the proven safe cells and flag the proven mines, each in cell order."""
     reveal = sorted(safe)
     flag = sorted(mines)
-    moves = [Move("reveal", c) for c in reveal] + [Move("flag", c) for c in flag]
+    moves = [move_of("reveal", c) for c in reveal] + [move_of("flag", c) for c in flag]
     return Decision(moves, reason="safe", mine_probability=0.0, forced=len(reveal) + len(flag))
 
 
@@ -165,8 +165,7 @@ def _quick_safe(position: Position, follower: Follower) -> Decision | None:
         return None  # let the full analysis report it
     if not eng.safe:
         return None
-    st = position.states
-    return _proven(eng.safe, (c for c in eng.mines if st[c] == COVERED))
+    return _proven(eng.safe, eng.unflagged)
 
 
 def _pair_safe(system: System) -> Decision | None:
@@ -186,7 +185,7 @@ def _pair_safe(system: System) -> Decision | None:
 
 def _flags_for(a: Analysis) -> list[Move]:
     """Flag moves for the proven mines (after the decision's reveal)."""
-    return [Move("flag", c) for c in sorted(a.mines)]
+    return [move_of("flag", c) for c in sorted(a.mines)]
 
 
 def _decide(
