@@ -399,6 +399,37 @@ def test_what_the_pair_rule_opens_and_flags_is_proven() -> None:
     assert checked > 20
 
 
+def test_the_pair_rule_from_what_changed_decides_what_a_whole_run_decides() -> None:
+    # a follower's pair rule starts from the constraints changed since its last run and those
+    # holding a cell it decided then; at every position it gives the moves of a run on the whole
+    # system, whether its last decision was played, not played, or came a few positions back
+    rng = random.Random(7)
+    compared = proved = 0
+    for spec in generated_specs(16, 16, 40, "safe", None, 30, "pairrun"):
+        game = spec.game()
+        game.reveal(spec.start)
+        follower = Follower()
+        while not game.over:
+            p = game.position()
+            a = analyze(p)
+            if rng.random() < 0.8:  # else this position is not shown to the follower
+                got = _pair_safe(follower.tracker.system(p), follower)
+                want = _pair_safe(position_system(p))
+                assert (got is None) == (want is None), p.to_text()
+                if got is not None and want is not None:
+                    assert got.moves == want.moves, p.to_text()
+                    proved += 1
+                compared += 1
+            unflagged = sorted(a.mines - set(p.flagged_cells()))
+            if unflagged and rng.random() < 0.3:
+                game.flag(unflagged[0])
+            elif a.safe:
+                game.reveal(rng.choice(sorted(a.safe)))  # one of them: the others wait
+            else:
+                game.reveal(min(p.covered_cells(), key=lambda c: (a.probability(c), c)))
+    assert compared > 500 and proved > 100, (compared, proved)
+
+
 @pytest.mark.parametrize("player", ["fast", "best"])
 def test_trying_the_pair_rule_first_changes_no_guess(player: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # a speed-only change: the same cells are guessed in the same order, with or without it

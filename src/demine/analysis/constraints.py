@@ -185,6 +185,16 @@ class SystemTracker:
         self._states: bytes | None = None
         self._shape: tuple[int, int] = (0, 0)
         self._cons: dict[int, tuple[tuple[int, ...], int]] = {}
+        self._changed: set[int] | None = None
+
+    def take_changed(self) -> set[int] | None:
+        """The labels (number cells) whose constraint was made, changed or dropped by the systems
+        given since the last call (None: every one, as after a rebuild from scratch); the caller
+        takes them and the record starts over. For work kept across positions: a part of the
+        system none of whose constraints changed gives what it gave before."""
+        out = self._changed
+        self._changed = set()
+        return out
 
     def system(self, position: Position) -> System:
         """The constraint system of ``position`` (a later position of the same game, or any)."""
@@ -193,8 +203,10 @@ class SystemTracker:
         shape = (position.width, position.height)
         try:
             cells: Iterable[int]
+            record = self._changed
             if self._states is None or shape != self._shape:
                 self._cons = {}
+                self._changed = record = None
                 cells = range(position.cells)
             else:
                 old = self._states
@@ -203,16 +215,21 @@ class SystemTracker:
                 for c in changed:
                     touched.update(geo.neighbours(c))
                 cells = sorted(touched)
+            cons = self._cons
             for cell in cells:
                 found = None
                 if st[cell] < COVERED:
                     found = _number_constraint(position, cell, self.trust_flags, geo.neighbours(cell))
                 if found is None:
-                    self._cons.pop(cell, None)
+                    if cons.pop(cell, None) is not None and record is not None:
+                        record.add(cell)
                 else:
-                    self._cons[cell] = found
+                    if record is not None and cons.get(cell) != found:
+                        record.add(cell)
+                    cons[cell] = found
         except InconsistentPosition:
             self._states = None  # rebuild from scratch next time
+            self._changed = None
             raise
         self._states = st
         self._shape = shape

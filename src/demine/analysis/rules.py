@@ -12,7 +12,7 @@ not complete; the exact counter is.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import TypeVar
 
 from demine.analysis.result import Reason
@@ -151,6 +151,54 @@ class Propagator:
         self.run_numbers()
         while self.run_pairs():
             pass
+
+    def run_changed(self, labels: Collection[int]) -> None:
+        """Numbers and pairs to a fixed point, when only the constraints labelled in ``labels``
+        changed since the rules last found these constraints at a fixed point that decided
+        nothing: the pair rule then looks only at pairs with such a constraint, then at pairs
+        with one that a decision changed, round after round. The rules' fixed point is one
+        whatever the order (a pair that could fire still fires, or its cells are decided, after
+        other sound decisions), so the cells decided are those of :meth:`run_all`; the reasons
+        may differ."""
+        self.run_numbers()
+        todo = {i for i, lab in enumerate(self.label) if lab in labels}
+        todo.update(i for c in self.decided for i in self.cell_cons.get(c, ()))  # the number rule's
+        while todo:
+            before = len(self.decided)
+            for i in sorted(todo):
+                A = self.cells[i]
+                if not A:
+                    continue
+                others: set[int] = set()
+                for c in A:
+                    others.update(self.cell_cons[c])
+                for j in sorted(others):
+                    if j != i:
+                        self._pair(i, j)
+                        self._pair(j, i)
+            todo = {i for c in list(self.decided)[before:] for i in self.cell_cons.get(c, ())}
+
+    def _pair(self, i: int, j: int) -> None:
+        """The pair rule on constraints ``i`` and ``j`` (as :meth:`run_pairs` applies it with
+        ``i`` first), then the number rule when it decided cells."""
+        A, B = self.cells[i], self.cells[j]
+        if not A or not B or not (A & B):
+            return
+        b = B - A
+        if self.value[j] - self.value[i] == len(b):
+            a = A - B
+            if not a and not b:
+                return
+            reason = Reason("pair", (self.label[i], self.label[j]))
+            for c in sorted(b):
+                self.decide(c, 1, reason)
+            for c in sorted(a):
+                self.decide(c, 0, reason)
+            self.run_numbers()
+        elif self.value[j] - self.value[i] > len(b) or self.value[i] - self.value[j] > len(A - B):
+            labels = sorted(self.involved[i] | self.involved[j])
+            names = ", ".join(self.describe(lab) for lab in labels)
+            raise InconsistentPosition(f"these numbers cannot all hold: {names}{self.note}", tuple(labels))
 
     def remaining(self) -> list[Constraint]:
         """The constraints left over the undecided cells (those with no cells dropped)."""
