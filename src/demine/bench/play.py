@@ -295,7 +295,8 @@ def bench(
     they count in the summary."""
     have = {r.index for r in done}
     todo = [sp for sp in specs if sp.index not in have]
-    results = [r for r in done if r.index in {sp.index for sp in specs}]
+    wanted = {sp.index for sp in specs}
+    results = [r for r in done if r.index in wanted]
     for r in run_games(
         todo, player, jobs=jobs, measure_forced=measure_forced, keep_record=keep_record, executor=executor
     ):
