@@ -214,9 +214,13 @@ def blended_move(
     mine = [0.0] * n  # each cell's chance of a mine (1 for flags and proven mines)
     covered: list[int] = []
     own: list[float] = []
-    for c, (num, den) in a.ratios.items():
-        s = 1.0 - num / den if num else 1.0
-        if num != den:
+    floats: dict[int, float] = {}  # each value object's safety (the cells of a box share one)
+    for c, v in a.ratios.items():
+        s = floats.get(id(v), -1.0)
+        if s < 0.0:
+            num, den = v
+            s = floats[id(v)] = 1.0 - num / den if num else 1.0
+        if v[0] != v[1]:
             safety[c] = s
         if st[c] == COVERED:
             covered.append(c)
@@ -237,11 +241,7 @@ def blended_move(
         floor = best * (1.0 - tolerance)
     weighed = [(c, s) for c, s in zip(covered, own, strict=True) if s >= floor]
     if two_step:
-        gains = _gains(position, weighed, covered, safety, mine)
-        scores = [
-            s * (g + (1.0 - g) * (second if s == best else best))
-            for (_, s), g in zip(weighed, gains, strict=True)
-        ]
+        tied = _two_step_best(position, weighed, covered, safety, mine, best, second)
     elif zero_weight > 0:
         if n <= 65536:
             getters = _neighbour_getters(position.width, position.height)
@@ -252,14 +252,61 @@ def blended_move(
         scores = [s * (1.0 + zero_weight * z) for (_, s), z in zip(weighed, opens, strict=True)]
     else:
         scores = _gains(position, weighed, covered, safety, mine)
-    top = max(scores)
-    tied = [c for (c, _), s in zip(weighed, scores, strict=True) if s == top]
+    if not two_step:
+        top = max(scores)
+        tied = [c for (c, _), s in zip(weighed, scores, strict=True) if s == top]
     if len(tied) > 1:
         zero_key = zero_chance_keys(position)
         c = min(tied, key=lambda c: (zero_key(c), c))
     else:
         c = tied[0]
     return BestMove(Move("reveal", c), "safest", a.p(c))
+
+
+def _two_step_best(
+    position: Position,
+    weighed: list[tuple[int, float]],
+    covered: list[int],
+    safety: list[float],
+    mine: list[float],
+    best: float,
+    second: float,
+) -> list[int]:
+    """The weighed cells with the highest two-step score (see :func:`blended_move`), safest
+    first: a cell's score is at most its safety, so the cells less safe than the best score so
+    far are not weighed."""
+    near = _near(position, covered)
+    getters = _neighbour_getters(position.width, position.height) if position.cells <= 65536 else None
+    nb = position.geometry.neighbours
+    top = -1.0
+    tied: list[int] = []
+    for c, s in sorted(weighed, key=itemgetter(1), reverse=True):
+        if s < top:
+            break
+        if near[c]:
+            g = progress_chance(position, c, mine)
+        elif getters is not None:
+            g = _doubtful(prod(getters[c](safety)))
+        else:
+            g = _doubtful(prod((safety[d] for d in nb(c)), start=1.0))
+        score = s * (g + (1.0 - g) * (second if s == best else best))
+        if score > top:
+            top = score
+            tied = [c]
+        elif score == top:
+            tied.append(c)
+    return tied
+
+
+def _near(position: Position, covered: list[int]) -> bytearray:
+    """1 for each cell next to a covered cell that touches a revealed one (the frontier)."""
+    nb = position.geometry.neighbours
+    near = bytearray(position.cells)
+    for c, on in zip(covered, touches_revealed(position, covered), strict=True):
+        if on:
+            for d in nb(c):
+                near[d] = 1
+    return near
 
 
 def _gains(
@@ -273,11 +320,7 @@ def _gains(
     shown number can only make progress by a zero: its chance is the product of its neighbours'
     safeties, taken at C speed (in that case :func:`progress_chance` gives the same value)."""
     nb = position.geometry.neighbours
-    near = bytearray(position.cells)  # the neighbours of the frontier cells
-    for c, on in zip(covered, touches_revealed(position, covered), strict=True):
-        if on:
-            for d in nb(c):
-                near[d] = 1
+    near = _near(position, covered)
     out: list[float] = []
     if position.cells <= 65536:
         getters = _neighbour_getters(position.width, position.height)
