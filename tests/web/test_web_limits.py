@@ -4,6 +4,8 @@ game's moves; each client counted apart."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
 import os
 import threading
 import time
@@ -13,6 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from demine import InputError
+from demine.analysis import Limit
 from demine.web.app import create_app
 from demine.web.limits import Busy, ServeLimits, TooManyRequests
 from demine.web.service import Service
@@ -253,3 +256,11 @@ def test_heavy_analyses_from_many_addresses_do_not_hold_up_a_players_hints_on_a_
         service.close()
     assert pending >= 12, (took, pending)  # the hints came before most analyses were done
     assert took < 5.0
+
+
+def test_the_settings_reach_each_server_process_whole() -> None:
+    # `serve --processes N` sends them as JSON (dataclasses.asdict); the best guess's budget came
+    # back a dict, and every /hint that needed a guess answered 500 on 2 processes
+    limits = ServeLimits(guess_limit=Limit(seconds=0.2, states=1000), heavy_running=3, views=None)
+    back = ServeLimits.from_dict(json.loads(json.dumps(dataclasses.asdict(limits))))
+    assert back == limits and isinstance(back.guess_limit, Limit)

@@ -312,6 +312,10 @@ def test_killing_the_parent_of_several_server_processes_ends_them_all_and_frees_
     # the port is free at once: a new server binds it and serves
     with serving(tmp_path, "--processes", "2", "--workers", "0", port=port) as (url, _):
         assert _status(url, "/api/games/nosuchgame") == 404
+        # each process has the settings whole: the best guess's budget came as a dict, and every
+        # answer with a best guess (here the analysis board's; the players' /hint too) was a 500
+        covered = "9x9x10\n" + "\n".join(["HHHHHHHHH"] * 9)
+        assert _status(url, "/api/analyze", {"text": covered}) == 200
 
 
 def test_a_slowloris_from_many_addresses_meets_the_cap_below_the_open_file_limit(tmp_path: Path) -> None:

@@ -425,7 +425,7 @@ def app_from_environment() -> FastAPI:
     from demine.web.server import die_with_parent
 
     die_with_parent(settings["parent"])  # (the supervisor's SIGKILL would leave this one serving)
-    return create_app(settings["db"], settings["workers"], ServeLimits(**settings["limits"]))
+    return create_app(settings["db"], settings["workers"], ServeLimits.from_dict(settings["limits"]))
 
 
 def _size(n: int | None) -> str:

@@ -19,7 +19,7 @@ from collections import Counter, deque
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from limits import RateLimitItem, parse_many
 
@@ -117,6 +117,16 @@ class ServeLimits:
     turn, holding only their connection (:class:`ClientGate`)."""
     cache_bytes: int = 64 << 20
     """Memory for the games kept in memory (the least recently used leave first)."""
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> ServeLimits:
+        """The settings from ``dataclasses.asdict`` of them, as sent through JSON to the server
+        processes of ``--processes N`` (the nested ``guess_limit`` made a :class:`Limit` again:
+        a plain dict there made every best guess fail with 500)."""
+        values = dict(values)
+        if isinstance(values.get("guess_limit"), dict):
+            values["guess_limit"] = Limit(**values["guess_limit"])
+        return cls(**values)
 
     def __post_init__(self) -> None:
         for kind in KINDS:
