@@ -15,16 +15,20 @@ from pathlib import Path
 #: ``analysis.result``: its ``Pace`` reads the clock through the module's ``time``, which tests
 #: replace, and compiled code keeps the module it imported. Not ``engine.game``: compiled, its
 #: arguments must match their annotations (callers pass a float seed), and it is not the hot part.
+#: Not ``players.best.lookahead``: tests replace its ``time`` and ``solve_system``.
 COMPILED: tuple[str, ...] = (
     "demine.analysis.constraints",
     "demine.analysis.exact",
+    "demine.analysis.incremental",
     "demine.analysis.local",
     "demine.analysis.order",
     "demine.analysis.rules",
     "demine.analysis.totals",
     "demine.engine.grid",
     "demine.engine.position",
+    "demine.players.best.endgame",
     "demine.players.best.moves",
+    "demine.players.longterm",
 )
 
 

@@ -644,3 +644,48 @@ def test_touches_revealed_tells_the_frontier_both_ways() -> None:
         covered = [c for c in range(w * h) if p.states[c] == COVERED]
         want = [any(p.states[d] < COVERED for d in p.geometry.neighbours(c)) for c in covered]
         assert touches_revealed(p, covered) == want
+
+
+def test_the_inner_level_stops_early_only_where_its_caller_decides_the_same() -> None:
+    # The three-reveal look-ahead's inner level (_survive_two) counts a candidate's numbers one at
+    # a time on frames and leaves it once it cannot beat the best so far, or once the caller's
+    # test (drops) holds for an upper bound. Without drops its value must be exactly the value of
+    # the plain path (systems, every number of every candidate analysed); with drops, either that
+    # value or an upper bound of it for which drops holds.
+    from demine.analysis.constraints import system_after
+    from demine.analysis.exact import CountCache
+    from demine.analysis.incremental import Frame
+    from demine.errors import InconsistentPosition
+
+    survive_two = lookahead_module._survive_two
+    checked = stopped = 0
+    for p in _positions(16, 16, 40, 6, "inner-stop"):
+        a = analyze(p)
+        if a.safe or not a.solutions or a.solutions < 1000:
+            continue
+        system = position_system(p)
+        root = Frame.root(system, p, {}, Limit())
+        covered = sorted((c for c in a.unknown if p.states[c] == COVERED), key=lambda c: (a.p(c), c))
+        for cell in covered[:3]:
+            for v in range(9):
+                after = p.with_state(cell, v)
+                try:
+                    frame = root.after(after, cell)
+                    o = frame.analysis()
+                except InconsistentPosition:
+                    continue
+                cache: CountCache = {}
+                plain = survive_two(after, o, system_after(system, after, cell), cache, None, 6)
+                assert plain is not None
+                assert survive_two(after, o, frame, cache, None, 6) == plain
+                for t in (plain - 0.1, plain - 1e-6, plain, plain + 1e-6, plain + 0.1):
+
+                    def drops(u: float, t: float = t) -> bool:
+                        return u < t
+
+                    got = survive_two(after, o, frame, cache, None, 6, drops)
+                    assert got is not None
+                    assert got == plain or (got >= plain and drops(got)), (t, got, plain)
+                    stopped += got != plain
+                checked += 1
+    assert checked >= 30 and stopped >= 1

@@ -191,9 +191,7 @@ def test_the_scan_finds_what_a_scan_of_every_cell_finds(seed: int) -> None:
         except InconsistentPosition:
             continue
         inf = Influence(q, a, position_system(q))
-        everywhere = Influence(q, a, position_system(q))
-        everywhere._anchors = lambda unknown=a.unknown: list(unknown)  # type: ignore[method-assign]
-        assert inf.scan() == everywhere.scan()
+        assert inf.scan() == inf.scan_from(list(a.unknown))
 
 
 def test_out_of_time_structures_count_as_never_formed() -> None:

@@ -148,19 +148,24 @@ class Influence:
         """Every structure over the board that needs at most ``SCAN_MISSING`` more mines (pairs)
         or none (boxes)."""
         if self._scan is None:
-            p = self.position
-            found = []
-            for cell in self._anchors():
-                r, c = divmod(cell, p.width)
-                for s in (
-                    self._pair_h(r, c, SCAN_MISSING),
-                    self._pair_v(r, c, SCAN_MISSING),
-                    self._box(r, c, SCAN_MISSING - 1),
-                ):
-                    if s is not None:
-                        found.append(s)
-            self._scan = found
+            self._scan = self.scan_from(self._anchors())
         return self._scan
+
+    def scan_from(self, anchors: list[int]) -> list[Structure]:
+        """The structures :meth:`scan` finds, started at the cells ``anchors`` only (their
+        top-left cells; :meth:`scan` starts at those near a known mine)."""
+        p = self.position
+        found = []
+        for cell in anchors:
+            r, c = divmod(cell, p.width)
+            for s in (
+                self._pair_h(r, c, SCAN_MISSING),
+                self._pair_v(r, c, SCAN_MISSING),
+                self._box(r, c, SCAN_MISSING - 1),
+            ):
+                if s is not None:
+                    found.append(s)
+        return found
 
     def _anchors(self) -> list[int]:
         """The cells a scanned structure can start at (its top-left cell). On a board of at least

@@ -39,6 +39,8 @@ class Endgame:
                 masks[v] = masks.get(v, 0) | (1 << i)
             self.shows[c] = masks
         self.mine = {c: m.get(-1, 0) for c, m in self.shows.items()}
+        # per covered cell, in order: the cell, its mine bitset, its bitsets per thing it shows
+        self._rows = [(c, self.mine[c], list(self.shows[c].values())) for c in self.cells]
         self.memo: dict[int, float] = {}
         self.nodes = 0
 
@@ -86,9 +88,9 @@ class Endgame:
         if best is None:
             best = 0.0
             ranked = []
-            for c in self.cells:
-                safe = (S & ~self.mine[c]).bit_count()
-                if safe == n and sum(1 for m in self.shows[c].values() if S & m) == 1:
+            for c, mine, masks in self._rows:
+                safe = n - (S & mine).bit_count()
+                if safe == n and sum(1 for m in masks if S & m) == 1:
                     continue  # safe everywhere with the same number: no information
                 if safe:
                     ranked.append((safe, c))
@@ -106,14 +108,14 @@ class Endgame:
         """Open every cell safe in all layouts of S at once; the value if that splits S."""
         groups = [S]
         informative = False
-        for c in self.cells:
-            if S & self.mine[c]:
+        for _, mine, masks in self._rows:
+            if S & mine:
                 continue
-            parts = [S & m for m in self.shows[c].values() if S & m]
+            parts = [x for m in masks if (x := S & m)]
             if len(parts) == 1:
                 continue
             informative = True
-            groups = [g & p for g in groups for p in parts if g & p]
+            groups = [x for g in groups for p in parts if (x := g & p)]
         if not informative:
             return None
         n = S.bit_count()

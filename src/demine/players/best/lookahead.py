@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import heapq
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -335,20 +336,27 @@ def _survive_two(
     cache: CountCache,
     deadline: float | None,
     inner: int,
+    drops: Callable[[float], bool] | None = None,
 ) -> float | None:
     """The chance to survive the next two reveals of ``position`` (analysis ``a``, system
     ``system``), playing the best of a few candidates: with two proven safe cells 1; with one, it
     is opened and the best safety after its number follows; else the best two-guess score among
     the ``inner`` safest frontier cells and the off-frontier cell most likely to be a zero. None
-    when the budget (``deadline``) ran out."""
+    when the budget (``deadline``) ran out.
+
+    ``drops``, the caller's test: once it holds for an upper bound of the chance (a number at
+    least the chance this function would return), that bound may be returned instead: the caller
+    then decides the same with it. With a :class:`~demine.analysis.incremental.Frame`, the numbers
+    of a candidate are counted one at a time, and the candidate is left as soon as the layouts
+    counted so far show that it cannot beat the best so far, or that ``drops`` holds."""
     if len(a.safe) >= 2:
         return 1.0
     if a.safe:
         (s,) = a.safe
-        worth = _reveal_worth(position, s, system, cache, deadline)
-        if worth is None:
-            return None
-        total, weighted = worth
+        found = _reveal_worth(position, s, system, cache, deadline, _stop(a, (0, 1), 1.0, 0.0, 0.0, drops))
+        if found is None or isinstance(found, float):
+            return found
+        total, weighted = found
         return weighted / total if total else 1.0
     st = position.states
     ratios = a.ratios
@@ -366,33 +374,90 @@ def _survive_two(
     if not front and off is None:
         return 1.0  # every covered cell is a mine: won
     front.sort(key=lambda t: (a.probability(t[2]), t[1], t[2]))
-    cands = [(1.0 - t[0][0] / t[0][1], t[2]) for t in front[:inner]]
+    cands = [(1.0 - t[0][0] / t[0][1], t[2], t[0]) for t in front[:inner]]
     if off is not None and off_p is not None:
-        cands.append((1.0 - off_p[0] / off_p[1], off[1]))
+        cands.append((1.0 - off_p[0] / off_p[1], off[1], off_p))
     cands.sort(key=lambda t: -t[0])
     best = 0.0
-    for safety, c in cands:
+    for i, (safety, c, nd) in enumerate(cands):
         if safety <= best:
             break  # even a certain next reveal could not beat it
-        worth = _reveal_worth(position, c, system, cache, deadline)
-        if worth is None:
+        # the candidates after this one are worth at most their own safety (as floats, within
+        # the margin: a value is a product of safety and a share that rounds to 1 or just above)
+        later = cands[i + 1][0] + STOP_MARGIN if i + 1 < len(cands) else 0.0
+        if i and drops is not None and drops(max(best, safety + STOP_MARGIN)):
+            return max(best, safety + STOP_MARGIN)
+        found = _reveal_worth(position, c, system, cache, deadline, _stop(a, nd, safety, best, later, drops))
+        if found is None:
             return None
-        total, weighted = worth
+        if isinstance(found, float):
+            if found > best:  # (else it only could not beat the best)
+                return found
+            continue
+        total, weighted = found
         if total:
             best = max(best, safety * weighted / total)
     return best
 
 
+#: A margin far above the rounding of the floats compared by a :data:`Stop`: a bound on a chance
+#: is this much above the chance as computed.
+STOP_MARGIN = 1e-9
+#: When :func:`_survivals` may stop: called with each number's count of layouts and chance to
+#: survive one more reveal in turn, it returns None to go on, else the value to return at once
+#: (see :func:`_stop`).
+Stop = Callable[[int, float], float | None]
+
+
+def _stop(
+    a: Analysis, nd: Ratio, safety: float, best: float, later: float, drops: Callable[[float], bool] | None
+) -> Stop | None:
+    """For a candidate of :func:`_survive_two` (chance of a mine ``nd``, ``safety`` as a float),
+    when the best of the others so far is ``best`` and those after it are worth at most
+    ``later``: a :data:`Stop` that ends its count once it can no longer beat ``best`` (it returns
+    ``best``), or once ``drops`` holds for an upper bound of :func:`_survive_two`'s result (it
+    returns that bound). The sum of its numbers' counts is the count of layouts with the cell
+    safe, so the layouts not counted yet are known: at best they all survive. None without an
+    exact count of layouts."""
+    z = a.solutions
+    if z is None or (best <= 0.0 and drops is None):
+        return None
+    num, den = nd
+    safe = z * (den - num)  # over den: the layouts with the cell safe
+    lost = 0.0  # the share of them counted so far that die at the next reveal
+
+    def stop(n: int, survive: float) -> float | None:
+        nonlocal lost
+        if survive >= 1.0:
+            return None
+        lost += n * den / safe * (1.0 - survive)
+        top = safety * (1.0 - lost) + STOP_MARGIN  # what the cell is worth at most
+        if top < best:
+            return best
+        bound = max(best, top, later)
+        if drops is not None and drops(bound):
+            return bound
+        return None
+
+    return stop
+
+
 def _reveal_worth(
-    position: Position, cell: int, system: System | Frame, cache: CountCache, deadline: float | None
-) -> tuple[float, float] | None:
+    position: Position,
+    cell: int,
+    system: System | Frame,
+    cache: CountCache,
+    deadline: float | None,
+    stop: Stop | None = None,
+) -> tuple[float, float] | float | None:
     """Over the numbers ``cell`` can show: the layouts with it safe, and their sum of the chance
     to survive one more reveal afterwards (both scaled by :func:`_scaled`). None when the budget
-    (``deadline``) ran out."""
+    (``deadline``) ran out; with a frame and ``stop``, what ``stop`` returned when it stopped the
+    count (see :func:`_survivals`)."""
     if isinstance(system, Frame):
-        found = _survivals(position, cell, system, deadline)
-        if found is None:
-            return None
+        found = _survivals(position, cell, system, deadline, stop)
+        if found is None or isinstance(found, float):
+            return found
         weights, total = _scaled([n for n, _ in found])
         return total, sum(w * s for w, (_, s) in zip(weights, found, strict=True))
     outs = _outcomes(position, cell, Limit(), system, cache, deadline)
@@ -403,11 +468,15 @@ def _reveal_worth(
 
 
 def _survivals(
-    position: Position, cell: int, frame: Frame, deadline: float | None
-) -> list[tuple[int, float]] | None:
+    position: Position, cell: int, frame: Frame, deadline: float | None, stop: Stop | None = None
+) -> list[tuple[int, float]] | float | None:
     """For each number ``cell`` could show: the count of layouts and the chance to survive one
     more reveal afterwards (:func:`_survive_one` of its analysis), derived from ``frame``
-    (``position``'s) without the analyses' tables; None as in :func:`_outcomes`."""
+    (``position``'s) without the analyses' tables; None as in :func:`_outcomes`.
+
+    With ``stop``: after each number, ``stop`` is asked with the share of the layouts with the
+    cell safe (their count is the sum over its numbers) counted so far that die at the next
+    reveal; when it returns a value, that value is returned at once."""
     st = position.states
     nb = position.geometry.neighbours(cell)
     flags = sum(1 for d in nb if st[d] == FLAG)
@@ -428,6 +497,10 @@ def _survivals(
             pace.done()
         if n:
             out.append((n, survive))
+            if stop is not None:
+                done = stop(n, survive)
+                if done is not None:
+                    return done
     return out
 
 
@@ -495,7 +568,10 @@ def _three_guesses(
                     base = system_after(system, after, cell)
                 except InconsistentPosition:
                     continue
-            v2 = _survive_two(after, o, base, cache, deadline, inner)
+
+            # (the test below, with an upper bound of v2: when it drops the candidate, so does v2)
+            drops = _dropper(safe_c, acc, n, rest, total, best_v)
+            v2 = _survive_two(after, o, base, cache, deadline, inner, drops)
             pace.done()
             if v2 is None:
                 return None
@@ -509,6 +585,18 @@ def _three_guesses(
         if best is None or v > best[1] + TIE or (v >= best[1] - TIE and key > best[2]):
             best = (cell, v, key)
     return best
+
+
+def _dropper(
+    safe_c: float, acc: float, n: float, rest: float, total: float, beat: float
+) -> Callable[[float], bool]:
+    """:func:`_three_guesses`'s test of a candidate after an outcome (weight ``n``) is worth
+    ``u``, as it is written there: ``acc`` the outcomes before, ``rest`` a bound of those after."""
+
+    def drops(u: float) -> bool:
+        return safe_c * (acc + n * u + rest) / total < beat
+
+    return drops
 
 
 def most_telling(
