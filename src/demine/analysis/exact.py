@@ -309,7 +309,12 @@ class Gathered:
 
     def assign(self, cells: Sequence[int], nd: Ratio) -> None:
         """Gives ``cells`` the chance ``nd`` (numerator, denominator)."""
-        self.prob.update(dict.fromkeys(cells, nd))
+        if len(cells) > 8:
+            self.prob.update(dict.fromkeys(cells, nd))
+        else:  # most boxes: a few cells (no dict made)
+            prob = self.prob
+            for c in cells:
+                prob[c] = nd
         self.values.append(nd)
         if nd[0] == 0:
             self.safe.extend(cells)
@@ -369,7 +374,6 @@ def _solve(
                 raise InconsistentPosition("these numbers cannot all hold", ())
             raise _component_conflict(cnt.comp, system, max_mines)
     g = Gathered(decided)
-    assign = g.assign
     if L is None:
         p = density if density is not None else DEFAULT_DENSITY
         a, d = p.numerator, p.denominator
@@ -380,8 +384,8 @@ def _solve(
             M, Z = marginals(cnt, R)
             solutions *= sum(cnt.W)
             for b, cells in enumerate(cnt.comp.boxes):
-                assign(cells, (M[b], len(cells) * Z))
-        assign(off, (a, d))
+                g.assign(cells, (M[b], len(cells) * Z))
+        g.assign(off, (a, d))
     else:
         polys = [cnt.W for cnt in counted]
         pre = prefix_products(polys, deadline)
@@ -403,9 +407,9 @@ def _solve(
             M, Zc = marginals(cnt, R)
             assert Zc == Z, (Zc, Z)
             for b, cells in enumerate(cnt.comp.boxes):
-                assign(cells, (M[b], len(cells) * Z))
+                g.assign(cells, (M[b], len(cells) * Z))
         if n_off:
-            assign(off, (num, Z))
+            g.assign(off, (num, Z))
     safe = frozenset(g.safe)
     mines = frozenset(g.mines)
 

@@ -173,32 +173,39 @@ class Propagator:
                 for c in A:
                     others.update(self.cell_cons[c])
                 for j in sorted(others):
-                    if j != i:
-                        self._pair(i, j)
+                    if j != i and not self._pair(i, j):
                         self._pair(j, i)
             todo = {i for c in list(self.decided)[before:] for i in self.cell_cons.get(c, ())}
 
-    def _pair(self, i: int, j: int) -> None:
+    def _pair(self, i: int, j: int) -> bool:
         """The pair rule on constraints ``i`` and ``j`` (as :meth:`run_pairs` applies it with
-        ``i`` first), then the number rule when it decided cells."""
+        ``i`` first), then the number rule when it decided cells. Returns whether the rule with
+        ``j`` first need not be tried now: it fired (the next round looks at both again), or the
+        sizes show it cannot. The sets of cells are made only for a rule that fires."""
         A, B = self.cells[i], self.cells[j]
-        if not A or not B or not (A & B):
-            return
-        b = B - A
-        if self.value[j] - self.value[i] == len(b):
-            a = A - B
-            if not a and not b:
-                return
+        if not A or not B:
+            return False
+        common = len(A & B)
+        if not common:
+            return False
+        only_a, only_b = len(A) - common, len(B) - common
+        diff = self.value[j] - self.value[i]
+        if diff == only_b:
+            if not only_a and not only_b:
+                return False
+            b, a = B - A, A - B
             reason = Reason("pair", (self.label[i], self.label[j]))
             for c in sorted(b):
                 self.decide(c, 1, reason)
             for c in sorted(a):
                 self.decide(c, 0, reason)
             self.run_numbers()
-        elif self.value[j] - self.value[i] > len(b) or self.value[i] - self.value[j] > len(A - B):
+            return True
+        if diff > only_b or -diff > only_a:
             labels = sorted(self.involved[i] | self.involved[j])
             names = ", ".join(self.describe(lab) for lab in labels)
             raise InconsistentPosition(f"these numbers cannot all hold: {names}{self.note}", tuple(labels))
+        return -diff != only_a
 
     def remaining(self) -> list[Constraint]:
         """The constraints left over the undecided cells (those with no cells dropped)."""

@@ -47,15 +47,21 @@ class Move:
 
 
 @lru_cache(maxsize=4096)
-def move_of(kind: MoveKind, cell: int) -> Move:
-    """``Move(kind, cell)``, one object kept for each recent pair (moves are values). A player
-    that opens and flags hundreds of cells a game asks for the same moves game after game, and
-    a frozen dataclass costs more to make than to look up.
+def reveal_move(cell: int) -> Move:
+    """``Move("reveal", cell)``, one object kept for each recent cell (moves are values). A player
+    that opens hundreds of cells a game asks for the same moves game after game, and a frozen
+    dataclass costs more to make than to look up.
 
-    >>> move_of("reveal", 3) == Move("reveal", 3), move_of("flag", 3) is move_of("flag", 3)
+    >>> reveal_move(3) == Move("reveal", 3), reveal_move(3) is reveal_move(3)
     (True, True)
     """
-    return Move(kind, cell)
+    return Move("reveal", cell)
+
+
+@lru_cache(maxsize=4096)
+def flag_move(cell: int) -> Move:
+    """``Move("flag", cell)``, kept as :func:`reveal_move` keeps its moves."""
+    return Move("flag", cell)
 
 
 def seeded_random(seed: int | str | None) -> random.Random:

@@ -31,7 +31,7 @@ from demine.analysis.constraints import System, SystemTracker, position_system
 from demine.analysis.exact import solve_system
 from demine.analysis.local import LocalEngine
 from demine.analysis.rules import Propagator
-from demine.engine.game import Move, move_of
+from demine.engine.game import Move, flag_move, reveal_move
 from demine.engine.position import COVERED, Position
 from demine.errors import IllegalMove, InconsistentPosition
 from demine.players.base import Decision
@@ -153,7 +153,7 @@ def _proven(safe: Iterable[int], mines: Iterable[int]) -> Decision:
     """Open the proven safe cells and flag the proven mines, each in cell order."""
     reveal = sorted(safe)
     flag = sorted(mines)
-    moves = [move_of("reveal", c) for c in reveal] + [move_of("flag", c) for c in flag]
+    moves = [*map(reveal_move, reveal), *map(flag_move, flag)]
     return Decision(moves, reason="safe", mine_probability=0.0, forced=len(reveal) + len(flag))
 
 
@@ -209,7 +209,7 @@ def _pair_safe(system: System, follower: Follower | None = None) -> Decision | N
 
 def _flags_for(a: Analysis) -> list[Move]:
     """Flag moves for the proven mines (after the decision's reveal)."""
-    return [move_of("flag", c) for c in sorted(a.mines)]
+    return list(map(flag_move, sorted(a.mines)))
 
 
 def _decide(
