@@ -57,15 +57,20 @@ class LocalEngine:
         self.geo = geometry(width, height)
         """The board's cells and neighbours (called as ``self.geo.neighbours``: a direct call
         when compiled)."""
-        self.st = bytearray([COVERED]) * n
+        # Lists, not bytearrays: the compiled build reads and writes a list's items directly and
+        # a bytearray's through generic calls (about 8 bytes a cell each instead of 1)
+        self.st: list[int] = [COVERED] * n
         """The states as last seen."""
-        self.mine = bytearray(n)
+        self._seen: bytes | None = bytes([COVERED]) * n
+        """The states of the position :meth:`update` took in last, compared with the next one's
+        (None when :attr:`st` was changed otherwise since)."""
+        self.mine: list[int] = [0] * n
         """1 where a mine is known (a flag, or proven)."""
-        self.known_safe = bytearray(n)
+        self.known_safe: list[int] = [0] * n
         """1 where a covered cell is proven safe."""
-        self.need = bytearray(n)
+        self.need: list[int] = [0] * n
         """For a revealed number: the mines it still needs among its unknown neighbours."""
-        self.unk = bytearray(n)
+        self.unk: list[int] = [0] * n
         """For a revealed number: its covered neighbours neither known mines nor known safe."""
         self.safe: set[int] = set()
         """Covered cells proven safe, not yet opened."""
@@ -89,18 +94,25 @@ class LocalEngine:
     def update(self, position: Position) -> None:
         """Take in ``position`` (a later position of the same game) and apply the number rule."""
         new = position.states
-        st = self.st
-        for lo in range(0, self.n, BLOCK):
-            hi = lo + BLOCK
-            a, b = new[lo:hi], bytes(st[lo:hi])
-            if a != b:
-                for c in changed_cells(b, a, lo):
-                    self._change(c, new[c])
+        seen, self._seen = self._seen, None  # until every change is taken in
+        if seen is None:
+            st = self.st
+            for c in [c for c in range(self.n) if st[c] != new[c]]:
+                self._change(c, new[c])
+        else:
+            for lo in range(0, self.n, BLOCK):
+                hi = lo + BLOCK
+                a, b = new[lo:hi], seen[lo:hi]
+                if a != b:
+                    for c in changed_cells(b, a, lo):
+                        self._change(c, new[c])
+        self._seen = new
         self._rule()
 
     def opened(self, cells: Iterable[int], states: Sequence[int]) -> None:
         """Take in cells just opened (``states[c]`` is what each shows), when the caller knows
         them, instead of comparing whole positions (:meth:`update`): O(1) a cell."""
+        self._seen = None
         for c in cells:
             self._change(c, states[c])
         self._rule()
