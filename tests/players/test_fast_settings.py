@@ -1,18 +1,21 @@
-"""fast's settings as a value: today's rule by default, other guess rules chosen by a value (never
-by changing a module), and the progress estimate they weigh."""
+"""fast's settings as a value (its guess rule chosen by a value, never by changing a module), its
+two-step guess against a plain computation of the same score, and the progress estimate."""
 
 from __future__ import annotations
 
 import pickle
 import random
+from collections.abc import Iterator
+from math import prod
 
 import pytest
 
 from demine import InputError, PlayerSpec, Position, find_solver
-from demine.analysis import analyze
+from demine.analysis import Analysis, analyze
 from demine.bench import generated_specs, run_games
+from demine.engine.position import COVERED
 from demine.players.best import FastPlayer
-from demine.players.best.moves import _gains, blended_move, progress_chance, safest_move
+from demine.players.best.moves import _near, progress_chance, safest_move, two_step_move, zero_chance_keys
 from demine.players.best.settings import FastSettings
 
 EXPERT = generated_specs(30, 16, 99, "safe", None, 6, "fast-settings")
@@ -23,9 +26,8 @@ def _moves(player: PlayerSpec) -> list[list[list[int]]]:
     return [[m[:3] for m in r.game["moves"]] for r in results if r.game is not None]
 
 
-def _chances(p: Position) -> list[float]:
+def _chances(p: Position, a: Analysis) -> list[float]:
     """Each cell's chance of a mine (flags 1, revealed cells 0)."""
-    a = analyze(p)
     mine = [0.0] * p.cells
     for c, (num, den) in a.ratios.items():
         mine[c] = num / den
@@ -34,88 +36,100 @@ def _chances(p: Position) -> list[float]:
     return mine
 
 
-def test_the_default_is_todays_rule_and_values_round_trip() -> None:
-    assert FastSettings().plain and FastPlayer().settings == FastSettings()
-    s = FastSettings(two_step=True)
-    assert not s.plain
-    assert eval(repr(s)) == s and pickle.loads(pickle.dumps(s)) == s
-    assert FastSettings.parse(["two_step=yes", "tolerance=0.02"]) == FastSettings(
-        tolerance=0.02, two_step=True
-    )
-    spec = PlayerSpec.parse("fast(two_step=yes)")
-    assert str(spec) == "fast(two_step=True)"
+def _guess_points(games: int, settings: FastSettings) -> Iterator[tuple[Position, Analysis]]:
+    """The positions where ``fast`` with ``settings`` guesses in a few expert games."""
+    rng = random.Random(2)
+    for spec in EXPERT[:games]:
+        game = spec.game()
+        game.reveal(spec.start)
+        player = FastPlayer(settings)
+        while not game.over:
+            position = game.position()
+            decision = player.decide(position, rng)
+            if decision.guess:
+                yield position, analyze(position)
+            for move in decision.moves:
+                game.play(move)
+                if game.over:
+                    break
+
+
+def test_the_default_is_the_two_step_guess_and_values_round_trip() -> None:
+    assert FastSettings().two_step and FastPlayer().settings == FastSettings()
+    old = FastSettings(two_step=False)
+    assert eval(repr(old)) == old and pickle.loads(pickle.dumps(old)) == old
+    assert FastSettings.parse(["two_step=no"]) == old
+    spec = PlayerSpec.parse("fast(two_step=no)")
+    assert str(spec) == "fast(two_step=False)"
     player = find_solver(spec)
-    assert isinstance(player, FastPlayer) and player.settings.two_step
+    assert isinstance(player, FastPlayer) and not player.settings.two_step
     assert str(PlayerSpec.parse("fast")) == "fast"
 
 
 def test_bad_settings_name_what_is_wrong() -> None:
-    with pytest.raises(InputError, match="zero_weight must be a number in"):
-        FastSettings(zero_weight=-1)
-    with pytest.raises(InputError, match="tolerance must be a number in"):
-        FastSettings(tolerance=2.0)
-    with pytest.raises(InputError, match="expected NAME=VALUE with NAME one of zero_weight"):
+    with pytest.raises(InputError, match="expected NAME=VALUE with NAME one of two_step"):
         FastSettings.parse(["depth=2"])
     with pytest.raises(InputError, match="two_step='maybe': not a valid bool"):
         PlayerSpec.parse("fast(two_step=maybe)")
 
 
-def test_another_rule_plays_other_moves_and_the_default_plays_safest_move() -> None:
-    plain = _moves(PlayerSpec("fast"))
-    assert plain == _moves(PlayerSpec("fast", FastSettings()))
-    assert _moves(PlayerSpec("fast", FastSettings(two_step=True))) != plain
-    # with no option set the guess is the safest cell's, at every guess point of a game
-    rng = random.Random(1)
-    game = EXPERT[0].game()
-    game.reveal(EXPERT[0].start)
-    player = FastPlayer()
-    while not game.over:
-        position = game.position()
-        decision = player.decide(position, rng)
-        if decision.guess:
-            a = analyze(position)
-            assert blended_move(position, a) == safest_move(position, a)
-        for move in decision.moves:
-            game.play(move)
-            if game.over:
-                break
+def test_the_two_rules_play_differently_and_the_old_one_is_the_safest_cell() -> None:
+    assert _moves(PlayerSpec("fast")) != _moves(PlayerSpec("fast", FastSettings(two_step=False)))
+    points = list(_guess_points(2, FastSettings(two_step=False)))
+    assert points
+    rng = random.Random(0)
+    for position, a in points:  # the old rule's guess is safest_move's
+        assert (
+            FastPlayer(FastSettings(two_step=False)).decide(position, rng).moves[0]
+            == safest_move(position, a).move
+        )
+
+
+def test_the_two_step_guess_is_the_best_score_of_every_covered_cell() -> None:
+    # the score computed plainly for every covered cell (no cell skipped, no quick product)
+    checked = 0
+    for position, a in _guess_points(3, FastSettings()):
+        mine = _chances(position, a)
+        covered = [c for c in a.unknown if position.states[c] == COVERED]
+        safe = {c: 1.0 - mine[c] for c in covered}
+        scores = {}
+        for c in covered:
+            rest = max((safe[d] for d in covered if d != c), default=0.0)
+            g = progress_chance(position, c, mine)
+            scores[c] = safe[c] * (g + (1.0 - g) * rest)
+        top = max(scores.values())
+        near_top = [c for c, s in scores.items() if s >= top - 1e-12]
+        zero_key = zero_chance_keys(position)
+        expected = min(near_top, key=lambda c: (zero_key(c), c))
+        got = two_step_move(position, a).move.cell
+        assert got == expected or scores[got] == pytest.approx(top, abs=1e-12)
+        checked += 1
+    assert checked >= 5
+
+
+def test_away_from_numbers_the_progress_chance_is_the_chance_of_a_zero() -> None:
+    # the premise of the guess's quick product: a cell none of whose neighbours touches a shown
+    # number makes progress only by a zero
+    checked = 0
+    for position, a in _guess_points(3, FastSettings()):
+        mine = _chances(position, a)
+        covered = [c for c in a.unknown if position.states[c] == COVERED]
+        near = _near(position, covered)
+        nb = position.geometry.neighbours
+        for c in covered:
+            g = progress_chance(position, c, mine)
+            assert 0.0 <= g <= 1.0 + 1e-12
+            if not near[c]:
+                zero = prod(1.0 - mine[d] if mine[d] < 1.0 else 1.0 for d in nb(c))
+                assert g == pytest.approx(0.0 if zero == 1.0 else zero, abs=1e-12)
+                checked += 1
+    assert checked > 500
 
 
 def test_a_number_that_must_show_one_value_promises_no_progress() -> None:
     # the 1 holds one mine among the other three cells: whichever opens shows the same count
     p = Position.from_rows(["1H", "HH"], mines=1)
-    mine = _chances(p)
-    assert [progress_chance(p, c, mine) for c in (1, 2, 3)] == [0.0, 0.0, 0.0]
+    assert [progress_chance(p, c, _chances(p, analyze(p))) for c in (1, 2, 3)] == [0.0, 0.0, 0.0]
     # a cell whose neighbours are all known proves nothing
     q = Position.from_rows(["1F", "11"], mines=1)
-    assert progress_chance(q, 1, _chances(q)) == 0.0
-
-
-def test_the_progress_chance_of_a_cell_away_from_numbers_is_its_chance_of_a_zero() -> None:
-    # the quick product and the whole estimate agree on every cell of fast's guess positions
-    rng = random.Random(2)
-    checked = 0
-    for spec in EXPERT[:3]:
-        game = spec.game()
-        game.reveal(spec.start)
-        player = FastPlayer()
-        while not game.over:
-            position = game.position()
-            decision = player.decide(position, rng)
-            if decision.guess:
-                a = analyze(position)
-                mine, safety = _chances(position), [1.0] * position.cells
-                for c, (num, den) in a.ratios.items():
-                    if num != den:
-                        safety[c] = 1.0 - num / den
-                covered = [c for c in a.unknown if position.states[c] == 9]
-                quick = _gains(position, [(c, 0.5) for c in covered], covered, safety, mine)
-                for c, g in zip(covered, quick, strict=True):
-                    assert g == pytest.approx(progress_chance(position, c, mine), abs=1e-12)
-                    assert 0.0 <= g <= 1.0
-                checked += len(covered)
-            for move in decision.moves:
-                game.play(move)
-                if game.over:
-                    break
-    assert checked > 1000
+    assert progress_chance(q, 1, _chances(q, analyze(q))) == 0.0

@@ -78,7 +78,7 @@ def test_bench_set_names_a_settings_value(capsys: pytest.CaptureFixture[str]) ->
     assert main([*args, "--player", "exact", "--set", "depth=2"]) == 2
     assert "none of exact takes settings" in capsys.readouterr().err
     assert main([*args, "--player", "fast", "--set", "depth=2"]) == 2
-    assert "expected NAME=VALUE with NAME one of zero_weight" in capsys.readouterr().err
+    assert "expected NAME=VALUE with NAME one of two_step" in capsys.readouterr().err
 
 
 def test_a_spec_makes_its_player() -> None:

@@ -221,7 +221,7 @@ register(
 register(
     "fast",
     _lazy("best", "FastPlayer"),
-    "exact probabilities, lowest-probability cell, ties toward likely zeros",
+    "exact probabilities; guesses by safety and the chance its number proves a cell safe",
     settings="demine.players.best.settings:FastSettings",
     takes_limit=True,
 )

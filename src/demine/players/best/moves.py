@@ -187,27 +187,16 @@ def safest_move(position: Position, a: Analysis, far_ties: bool = False) -> Best
     return BestMove(Move("reveal", c), "safest", a.p(c))
 
 
-def blended_move(
-    position: Position, a: Analysis, zero_weight: float = 0.0, tolerance: float = 0.0, two_step: bool = False
-) -> BestMove:
-    """A guess that weighs what a cell's number may bring against its risk (``fast``'s settings
-    other than the default). Each covered cell has its chance to be safe ``s``, ``z`` about the
-    chance that its number shows no mine beyond the proven ones (so that its neighbours open: the
-    product of their chances to be safe, a proven mine counting as safe) and ``g`` about the
-    chance that its number proves a cell safe at once (:func:`progress_chance`). The guess is:
-
-    - with ``two_step``, the cell with the highest ``s x (g + (1 - g) x r)``, ``r`` the best
-      safety among the other cells: the chance to survive this guess and the next one, if a
-      proven safe cell makes the next one free and otherwise the next guess is as safe as the
-      best other cell now;
-    - else with ``zero_weight``, the cell with the highest ``s x (1 + zero_weight x z)``;
-    - else with ``tolerance``, among the cells whose safety is within that share of the best,
-      the one with the highest ``g``.
-
-    Equal scores go to :func:`safest_move`'s order (fewest covered neighbours, then the lowest
-    cell). With none of these it is :func:`safest_move`."""
-    if zero_weight <= 0 and tolerance <= 0 and not two_step:
-        return safest_move(position, a)
+def two_step_move(position: Position, a: Analysis) -> BestMove:
+    """``fast``'s guess: the covered cell with the highest ``s x (g + (1 - g) x r)``, ``s`` its
+    chance to be safe, ``g`` about the chance that its number proves a cell safe at once
+    (:func:`progress_chance`; a zero opens its neighbours) and ``r`` the best safety among the
+    other cells. That estimates the chance to survive this guess and the next one: a proven safe
+    cell makes the next one free, otherwise the next guess is taken as safe as the best other cell
+    now. So a cell whose number would tell nothing (every count but one impossible) loses to one
+    as safe that may open the way, and a slightly less safe cell can win when its number is likely
+    to prove something. Equal scores go to :func:`safest_move`'s order (fewest covered
+    neighbours, then the lowest cell)."""
     st = position.states
     n = position.cells
     safety = [1.0] * n  # for the neighbours: revealed cells, flags and proven mines count 1
@@ -233,28 +222,9 @@ def blended_move(
     ranked = sorted(own, reverse=True)
     best = ranked[0]
     second = ranked[1] if len(ranked) > 1 else 0.0
-    if two_step:
-        floor = best * second  # the safest cell scores at least that; no cell scores above its s
-    elif zero_weight > 0:
-        floor = best / (1.0 + zero_weight)
-    else:
-        floor = best * (1.0 - tolerance)
+    floor = best * second  # the safest cell scores at least that; no cell scores above its s
     weighed = [(c, s) for c, s in zip(covered, own, strict=True) if s >= floor]
-    if two_step:
-        tied = _two_step_best(position, weighed, covered, safety, mine, best, second)
-    elif zero_weight > 0:
-        if n <= 65536:
-            getters = _neighbour_getters(position.width, position.height)
-            opens = [prod(getters[c](safety)) for c, _ in weighed]
-        else:
-            nb = position.geometry.neighbours
-            opens = [prod((safety[d] for d in nb(c)), start=1.0) for c, _ in weighed]
-        scores = [s * (1.0 + zero_weight * z) for (_, s), z in zip(weighed, opens, strict=True)]
-    else:
-        scores = _gains(position, weighed, covered, safety, mine)
-    if not two_step:
-        top = max(scores)
-        tied = [c for (c, _), s in zip(weighed, scores, strict=True) if s == top]
+    tied = _two_step_best(position, weighed, covered, safety, mine, best, second)
     if len(tied) > 1:
         zero_key = zero_chance_keys(position)
         c = min(tied, key=lambda c: (zero_key(c), c))
@@ -272,7 +242,7 @@ def _two_step_best(
     best: float,
     second: float,
 ) -> list[int]:
-    """The weighed cells with the highest two-step score (see :func:`blended_move`), safest
+    """The weighed cells with the highest two-step score (see :func:`two_step_move`), safest
     first: a cell's score is at most its safety, so the cells less safe than the best score so
     far are not weighed."""
     near = _near(position, covered)
@@ -307,33 +277,6 @@ def _near(position: Position, covered: list[int]) -> bytearray:
             for d in nb(c):
                 near[d] = 1
     return near
-
-
-def _gains(
-    position: Position,
-    weighed: list[tuple[int, float]],
-    covered: list[int],
-    safety: list[float],
-    mine: list[float],
-) -> list[float]:
-    """:func:`progress_chance` of each weighed cell. A cell none of whose neighbours touches a
-    shown number can only make progress by a zero: its chance is the product of its neighbours'
-    safeties, taken at C speed (in that case :func:`progress_chance` gives the same value)."""
-    nb = position.geometry.neighbours
-    near = _near(position, covered)
-    out: list[float] = []
-    if position.cells <= 65536:
-        getters = _neighbour_getters(position.width, position.height)
-        for c, _ in weighed:
-            out.append(progress_chance(position, c, mine) if near[c] else _doubtful(prod(getters[c](safety))))
-    else:
-        for c, _ in weighed:
-            out.append(
-                progress_chance(position, c, mine)
-                if near[c]
-                else _doubtful(prod((safety[d] for d in nb(c)), start=1.0))
-            )
-    return out
 
 
 def _doubtful(zero: float) -> float:

@@ -16,8 +16,8 @@ what is proven, flag proven mines, else guess).
    chance to survive them and the best next reveals.
 6. **safest**: the lowest-probability cell, when the budget allows nothing better.
 
-``fast`` is exact probabilities and the lowest-probability cell, ties broken toward the cell most
-likely to open a zero.
+``fast`` is exact probabilities and a cheap guess: safety weighed with the chance that the cell's
+number proves a cell safe (:func:`~demine.players.best.moves.two_step_move`).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from demine.players.base import Decision
 from demine.players.best.endgame import endgame, sampled_endgame
 from demine.players.best.fifty import forced_fifty
 from demine.players.best.lookahead import look_ahead, most_telling
-from demine.players.best.moves import BestMove, blended_move, safest_move
+from demine.players.best.moves import BestMove, safest_move, two_step_move
 from demine.players.best.settings import (
     DEFAULT_FAST,
     DEFAULT_SETTINGS,
@@ -273,9 +273,10 @@ class BestPlayer:
 
 
 class FastPlayer:
-    """Exact probabilities, the lowest-probability cell, ties toward likely zeros.
+    """Exact probabilities; the guess weighs each cell's safety and the chance that its number
+    proves a cell safe (:func:`two_step_move`).
 
-    ``settings`` says how it guesses (:class:`FastSettings`; today's rule by default)."""
+    ``settings`` says how it guesses (:class:`FastSettings`; the adopted rule by default)."""
 
     name = "fast"
 
@@ -285,19 +286,13 @@ class FastPlayer:
         self.follower = Follower()
 
     def decide(self, position: Position, rng: random.Random) -> Decision:
-        """Open every safe cell, or the safest cell most likely to be a zero (with a
-        ``zero_weight``: the best blend of the two). Boards of more than :data:`LOCAL_CELLS`
-        cells are followed incrementally (:func:`local_decide`), whatever the settings."""
+        """Open every safe cell, or guess (:func:`two_step_move`, or with ``two_step`` off the
+        safest cell most likely to be a zero). Boards of more than :data:`LOCAL_CELLS` cells are
+        followed incrementally (:func:`local_decide`), whatever the settings."""
         if position.cells > LOCAL_CELLS:
             return self._local_decide(position)
-        st = self.settings
-        if not st.plain:
-
-            def guess(a: Analysis, _: System | None) -> BestMove:
-                return blended_move(position, a, st.zero_weight, st.tolerance, st.two_step)
-
-            return _decide(position, self.limit, guess, self.follower)
-        return _decide(position, self.limit, lambda a, _: safest_move(position, a), self.follower)
+        pick = two_step_move if self.settings.two_step else safest_move
+        return _decide(position, self.limit, lambda a, _: pick(position, a), self.follower)
 
     def _local_decide(self, position: Position) -> Decision:
         return local_decide(self.follower.engine(position))

@@ -100,40 +100,18 @@ class BestSettings:
 
 @dataclass(frozen=True, slots=True)
 class FastSettings:
-    """How ``fast`` guesses. The default is today's rule (the lowest chance of a mine, ties toward
-    the cell most likely to be a zero); an experiment builds another value
-    (``FastSettings(zero_weight=0.1)``, ``fast(zero_weight=0.1)`` as a player text).
+    """How ``fast`` guesses (the default: the adopted rule, research log section 9). An experiment
+    builds another value (``FastSettings(two_step=False)``, ``fast(two_step=no)`` as a player text).
 
-    >>> FastSettings.parse(["two_step=yes"]) == FastSettings(two_step=True)
+    >>> FastSettings.parse(["two_step=no"]) == FastSettings(two_step=False)
     True
     """
 
-    zero_weight: float = 0.0
-    """0: the safest cell. Above 0, the guess is the cell with the highest ``(1 - p) x (1 + w x
-    z)``, ``p`` its chance of a mine, ``w`` this weight and ``z`` the chance that its number shows
-    no new mine (the product of its covered neighbours' chances to be safe; a zero opens an area):
-    a slightly less safe cell is taken when it is much more likely to open."""
-
-    tolerance: float = 0.0
-    """With no weight and not ``two_step``: among the cells whose chance to be safe is within this
-    share of the best, the one whose number is most likely to prove a cell safe at once."""
-    two_step: bool = False
+    two_step: bool = True
     """The cell with the highest ``s x (g + (1 - g) x r)``: ``s`` its chance to be safe, ``g``
-    about the chance that its number proves a cell safe, ``r`` the best safety of the other cells
-    (an estimate of surviving this guess and the next)."""
-
-    def __post_init__(self) -> None:
-        w = self.zero_weight
-        if isinstance(w, bool) or not isinstance(w, int | float) or not 0 <= w <= 1000:
-            raise InputError(f"zero_weight must be a number in [0, 1000], got {w!r}")
-        t = self.tolerance
-        if isinstance(t, bool) or not isinstance(t, int | float) or not 0 <= t <= 1:
-            raise InputError(f"tolerance must be a number in [0, 1], got {t!r}")
-
-    @property
-    def plain(self) -> bool:
-        """True for today's rule (the safest cell, ties toward likely zeros)."""
-        return not (self.zero_weight or self.tolerance or self.two_step)
+    about the chance that its number proves a cell safe at once, ``r`` the best safety of the
+    other cells (an estimate of surviving this guess and the next). Off: the safest cell, ties
+    toward the cell most likely to be a zero (``fast`` until 2026-11-26)."""
 
     def replace(self, **changes: Any) -> FastSettings:
         """A copy with some fields changed."""
