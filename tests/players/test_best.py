@@ -437,7 +437,9 @@ def test_trying_the_pair_rule_first_changes_no_guess(player: str, monkeypatch: p
 
     def guesses(on: bool) -> list[list[tuple[str, int, int]]]:
         # best takes it as a setting; fast always tries it, so its switch is patched here
-        spec_player = PlayerSpec(player, BestSettings(pair_first=on)) if player == "best" else player
+        spec_player = (
+            PlayerSpec(player, BestSettings(pair_first=on), limit=Limit()) if player == "best" else player
+        )
         if player == "fast":
             real = play._decide
             monkeypatch.setattr(play, "_decide", lambda *args: real(*args[:4], on))

@@ -9,11 +9,16 @@ from fractions import Fraction
 import pytest
 
 from demine import BestSettings, InputError, PlayerSpec, best_move, find_solver
+from demine.analysis import Limit
 from demine.bench import generated_specs, run_games
 from demine.cli import main
 from demine.players.best import BestPlayer
 
 EXPERT = generated_specs(30, 16, 99, "safe", None, 8, "settings")
+
+
+#: No time budget, so the moves compared do not depend on the machine's load.
+UNTIMED = Limit()
 
 
 def _moves(player: PlayerSpec, jobs: int = 1, start_method: str | None = None) -> list[list[list[int]]]:
@@ -44,17 +49,19 @@ def test_bad_settings_name_what_is_wrong() -> None:
 
 def test_two_settings_play_side_by_side_in_one_process() -> None:
     # depth 2 and depth 3 choose differently somewhere on these boards, whichever is made first
+    # (no time budget: on a loaded machine a 2 s budget could cut depth 3 down to depth 2)
     a, b = BestPlayer(BestSettings(depth=2)), BestPlayer(BestSettings())
     assert (a.settings.depth, b.settings.depth) == (2, 3)
-    assert _moves(PlayerSpec("best", BestSettings(depth=2))) != _moves(PlayerSpec("best"))
+    depth2 = PlayerSpec("best", BestSettings(depth=2), limit=UNTIMED)
+    assert _moves(depth2) != _moves(PlayerSpec("best", limit=UNTIMED))
 
 
 def test_a_variant_reaches_spawned_worker_processes() -> None:
     # under spawn a worker imports demine afresh: only what the spec carries can reach it
-    variant = PlayerSpec("best", BestSettings(depth=2), limit=None)
+    variant = PlayerSpec("best", BestSettings(depth=2), limit=UNTIMED)
     here = _moves(variant)
     assert _moves(variant, jobs=2, start_method="spawn") == here
-    assert here != _moves(PlayerSpec("best"))
+    assert here != _moves(PlayerSpec("best", limit=UNTIMED))
 
 
 def test_the_hint_takes_settings() -> None:
