@@ -81,6 +81,8 @@ class Stats:
         """Moves answered without their hints (asked for again; counted in the turn's time)."""
         self.games = 0
         self.won = 0
+        self.seconds = 0.0
+        """The players' time (turns per second are over it, not over the abusers' start and end)."""
 
 
 class HTTPStatusError(Exception):
@@ -365,7 +367,9 @@ def run_phase(url: str, ns: argparse.Namespace, abuse: Abuse | None) -> Stats:
         cmd = [sys.executable, __file__, "--abusers-of", url, "--seconds", str(ns.seconds), "--spec", spec]
         child = subprocess.Popen(cmd, stdout=subprocess.PIPE)
         time.sleep(1.0)  # let them start
+    t0 = time.monotonic()
     stats = asyncio.run(run(url, ns.clients, ns.seconds, ns.think, ns.seed))
+    stats.seconds = time.monotonic() - t0
     if child is not None and abuse is not None:
         out, _ = child.communicate(timeout=ns.seconds + 120)
         for who, counts in json.loads(out.decode().strip().splitlines()[-1]).items():
@@ -392,7 +396,10 @@ def start_server(
     ]
     if workers is not None:
         cmd += ["--workers", str(workers)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # the server's log goes to a file: a pipe nobody reads fills at 64 KB and then blocks the
+    # server at its next line (a run with many 500s wedged so, each logging its traceback)
+    with open(Path(tmp.name) / "server.log", "wb") as log:  # (the server keeps its own copy)
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 120  # (its worker processes start first: slow on a busy machine)
     while time.monotonic() < deadline and proc.poll() is None:
@@ -402,11 +409,11 @@ def start_server(
         except OSError:
             time.sleep(0.1)
     proc.kill()
-    raise SystemExit("the server did not start: " + (proc.stderr.read().decode() if proc.stderr else ""))
+    raise SystemExit("the server did not start: " + (Path(tmp.name) / "server.log").read_text()[-4000:])
 
 
-def report(title: str, stats: Stats, wall: float) -> None:
-    print(f"{title}: turns {len(stats.turn)} ({len(stats.turn) / wall:.1f}/s), "
+def report(title: str, stats: Stats) -> None:
+    print(f"{title}: turns {len(stats.turn)} ({len(stats.turn) / stats.seconds:.1f}/s), "
           f"games finished {stats.games} (won {stats.won})")  # fmt: skip
     for name, xs in (("click+hints", stats.turn), ("best guess", stats.guess), ("first hints", stats.hint)):
         if xs:
@@ -481,6 +488,9 @@ def main() -> None:
                 proc.kill()
                 proc.wait()
         if tmp is not None:
+            if (logged := (Path(tmp.name) / "server.log").read_text(errors="replace")).strip():
+                print(f"(the server logged {len(logged):,} characters; the last lines:)")
+                print("\n".join(logged.splitlines()[-5:]))
             tmp.cleanup()
         if pg is not None:
             pg.stop()
@@ -489,8 +499,8 @@ def main() -> None:
         f"clients {ns.clients}, {ns.seconds:.0f} s a phase, think {ns.think} s, workers {ns.workers}, "
         f"processes {ns.processes}, {store}, cpu count {os.cpu_count()}"
     )
-    for name, stats, wall, abuse in phases:
-        report(name, stats, wall)
+    for name, stats, _wall, abuse in phases:
+        report(name, stats)
         if abuse is not None:
             for who, counts in abuse.status.items():
                 print(

@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 from demine import InputError
 from demine.analysis import Limit
 from demine.web.app import create_app
-from demine.web.limits import Busy, ServeLimits, TooManyRequests
+from demine.web.limits import Busy, RateLimiter, ServeLimits, TooManyRequests
 from demine.web.service import Service
 from demine.web.workers import ANALYSIS, CLIENT, GAME, REVIEW, Lane
 
@@ -264,3 +264,21 @@ def test_the_settings_reach_each_server_process_whole() -> None:
     limits = ServeLimits(guess_limit=Limit(seconds=0.2, states=1000), heavy_running=3, views=None)
     back = ServeLimits.from_dict(json.loads(json.dumps(dataclasses.asdict(limits))))
     assert back == limits and isinstance(back.guess_limit, Limit)
+
+
+def test_processes_sharing_a_client_each_allow_their_share() -> None:
+    # with --processes 2 a client's connections land on both: each counted the whole rate, so an
+    # abuser got twice its share of the same CPU (the abuse benchmark's flooder: 1,042 answers in
+    # 30 s on 2 processes against 489 on one)
+    shared = ServeLimits(views="4/second", moves="5/second", running_per_client=2, shared_by=2)
+    rate = RateLimiter(shared)
+    rate.hit("views", "a")
+    rate.hit("views", "a")
+    with pytest.raises(TooManyRequests):
+        rate.hit("views", "a")
+    for _ in range(3):
+        rate.hit("moves", "a")  # 5 / 2, rounded up
+    with pytest.raises(TooManyRequests):
+        rate.hit("moves", "a")
+    assert create_app(limits=shared).state.gate.running == 1
+    assert create_app(limits=ServeLimits(running_per_client=2)).state.gate.running == 2

@@ -227,7 +227,7 @@ def create_app(
     app.state.service = service
     app.state.records = records
     app.state.puzzle_stats = puzzle_stats
-    app.state.gate = gate = ClientGate(limits.running_per_client)
+    app.state.gate = gate = ClientGate(limits.per_process())
     app.add_middleware(_TakeTurns, gate=gate, rate=rate)
     app.add_middleware(_Guard)
 
@@ -504,9 +504,13 @@ def serve(
         flush=True,
     )
     if processes > 1:
-        print(f"demine: {processes} server processes (per-client rates are counted in each)", flush=True)
+        print(
+            f"demine: {processes} server processes (each allows a client 1/{processes} of its rates)",
+            flush=True,
+        )
+        shared = dataclasses.replace(limits, shared_by=processes)
         os.environ[SERVE_ENV] = json.dumps(
-            {"db": where, "workers": workers, "limits": dataclasses.asdict(limits), "parent": os.getpid()}
+            {"db": where, "workers": workers, "limits": dataclasses.asdict(shared), "parent": os.getpid()}
         )
         run("demine.web.app:app_from_environment", limits, host, port, processes)
         return

@@ -115,8 +115,17 @@ class ServeLimits:
     running_per_client: int = 2
     """API requests of one client handled at once in a server process; its others wait their
     turn, holding only their connection (:class:`ClientGate`)."""
+    shared_by: int = 1
+    """Server processes that share each client (``serve --processes N`` sets N; a client's
+    connections land on any of them): each allows a client 1/N of every rate and of
+    ``running_per_client``, rounded up, so together they allow what one process does. (Counted
+    in full in each, N processes gave an abuser N times its share of the same CPU.)"""
     cache_bytes: int = 64 << 20
     """Memory for the games kept in memory (the least recently used leave first)."""
+
+    def per_process(self) -> int:
+        """A client's places in one server process (``running_per_client`` over ``shared_by``)."""
+        return math.ceil(self.running_per_client / self.shared_by)
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> ServeLimits:
@@ -140,7 +149,7 @@ class ServeLimits:
             raise InputError(f"penalty must be between 0 and 60 seconds, got {self.penalty}")
         counts = ("max_moves", "proxy_hops", "heavy_running", "slow_running", "heavy_per_client")
         counts2 = ("games_per_client", "max_records", "cache_bytes", "quick_cells", "connections_per_client")
-        for name in (*counts, *counts2, "running_per_client"):
+        for name in (*counts, *counts2, "running_per_client", "shared_by"):
             if getattr(self, name) < 1:
                 raise InputError(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.max_connections is not None and self.max_connections < 1:
@@ -173,7 +182,10 @@ class RateLimiter:
         self.settings = settings
         self._clock = clock
         self._items: dict[str, list[tuple[RateLimitItem, int, float]]] = {
-            kind: [(item, item.amount, float(item.get_expiry())) for item in parse_many(text)]
+            kind: [
+                (item, math.ceil(item.amount / settings.shared_by), float(item.get_expiry()))
+                for item in parse_many(text)
+            ]
             for kind in KINDS
             if (text := getattr(settings, kind)) is not None
         }
