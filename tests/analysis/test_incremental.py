@@ -16,7 +16,7 @@ from demine.analysis.exact import CountCache
 from demine.analysis.incremental import Frame
 from demine.engine.game import Game
 from demine.engine.position import COVERED
-from demine.players.best.lookahead import _survive_one
+from demine.players.best.survive import survive_one
 from tests.helpers import small_consistent_position
 
 
@@ -32,7 +32,7 @@ def _check(frame: Frame, after: Position, cell: int) -> Frame | None:
     derived = frame.after(after, cell)
     got = derived.analysis()
     _same(got, want)
-    assert derived.survival() == (want.solutions, _survive_one(want))
+    assert derived.survival() == (want.solutions, survive_one(want))
     return derived
 
 

@@ -76,11 +76,11 @@ def test_best_plays_the_boards_that_crashed_it() -> None:
 
 
 def test_layout_counts_too_big_for_a_float_keep_their_ratios() -> None:
-    from demine.players.best.lookahead import _scaled
+    from demine.players.best.survive import scaled
 
     small = [3, 1, 4]
-    assert _scaled(small) == ([3.0, 1.0, 4.0], 8.0)  # counts that fit: converted as they are
+    assert scaled(small) == ([3.0, 1.0, 4.0], 8.0)  # counts that fit: converted as they are
     huge = [3 * 10**400, 10**400, 4 * 10**400]
-    weights, total = _scaled(huge)
+    weights, total = scaled(huge)
     assert [w / total for w in weights] == pytest.approx([3 / 8, 1 / 8, 4 / 8])
     assert all(0 < w < float("inf") for w in weights)

@@ -31,6 +31,17 @@ from demine.players.best.moves import (
     zero_chance_keys,
 )
 from demine.players.best.settings import DEFAULT_SETTINGS, NO_HOOKS, BestSettings, Hooks
+from demine.players.best.survive import (
+    SLACK,
+    STOP_MARGIN,
+    TIE,
+    Stop,
+    dropper,
+    make_stop,
+    scaled,
+    survivals,
+    survive_one,
+)
 from demine.players.longterm import Influence
 
 #: A look-ahead candidate's sort key (the highest is played): its two-guess score, live, lower
@@ -38,10 +49,6 @@ from demine.players.longterm import Influence
 RankKey = tuple[Fraction, int, Fraction, int, int]
 #: The deeper ranking's winner so far: its cell, its chance to survive three reveals, its depth-2 key
 Leader = tuple[int, float, RankKey]
-#: A step of the look-ahead is started only if the time left is this many times the slowest such
-#: step so far (:class:`~demine.analysis.result.Pace`): a step's time varies (more on a loaded
-#: machine, where the process waits for a core).
-SLACK = 1.5
 #: One number a candidate could show: its count of layouts, the analysis and the position after
 #: (its :class:`~demine.analysis.incremental.Frame` when the outcome was derived from one).
 Outcome = tuple[int, Analysis, Position | Frame]
@@ -316,19 +323,6 @@ def _outcomes_pruned(
     return total, weighted, len(outs)
 
 
-#: Three-reveal values (floats) closer than this are equal: the depth-2 ranking decides.
-TIE = 1e-12
-
-
-def _survive_one(a: Analysis) -> float:
-    """The chance to survive one more reveal: 1 with a proven safe cell or nothing left to open
-    (every covered cell a mine: the game is won), else the best safety."""
-    if a.safe:
-        return 1.0
-    p = a.min_probability()
-    return 1.0 if p == 1 else 1.0 - float(p)
-
-
 def _survive_two(
     position: Position,
     a: Analysis,
@@ -353,7 +347,9 @@ def _survive_two(
         return 1.0
     if a.safe:
         (s,) = a.safe
-        found = _reveal_worth(position, s, system, cache, deadline, _stop(a, (0, 1), 1.0, 0.0, 0.0, drops))
+        found = _reveal_worth(
+            position, s, system, cache, deadline, make_stop(a, (0, 1), 1.0, 0.0, 0.0, drops)
+        )
         if found is None or isinstance(found, float):
             return found
         total, weighted = found
@@ -387,7 +383,9 @@ def _survive_two(
         later = cands[i + 1][0] + STOP_MARGIN if i + 1 < len(cands) else 0.0
         if i and drops is not None and drops(max(best, safety + STOP_MARGIN)):
             return max(best, safety + STOP_MARGIN)
-        found = _reveal_worth(position, c, system, cache, deadline, _stop(a, nd, safety, best, later, drops))
+        found = _reveal_worth(
+            position, c, system, cache, deadline, make_stop(a, nd, safety, best, later, drops)
+        )
         if found is None:
             return None
         if isinstance(found, float):
@@ -400,48 +398,6 @@ def _survive_two(
     return best
 
 
-#: A margin far above the rounding of the floats compared by a :data:`Stop`: a bound on a chance
-#: is this much above the chance as computed.
-STOP_MARGIN = 1e-9
-#: When :func:`_survivals` may stop: called with each number's count of layouts and chance to
-#: survive one more reveal in turn, it returns None to go on, else the value to return at once
-#: (see :func:`_stop`).
-Stop = Callable[[int, float], float | None]
-
-
-def _stop(
-    a: Analysis, nd: Ratio, safety: float, best: float, later: float, drops: Callable[[float], bool] | None
-) -> Stop | None:
-    """For a candidate of :func:`_survive_two` (chance of a mine ``nd``, ``safety`` as a float),
-    when the best of the others so far is ``best`` and those after it are worth at most
-    ``later``: a :data:`Stop` that ends its count once it can no longer beat ``best`` (it returns
-    ``best``), or once ``drops`` holds for an upper bound of :func:`_survive_two`'s result (it
-    returns that bound). The sum of its numbers' counts is the count of layouts with the cell
-    safe, so the layouts not counted yet are known: at best they all survive. None without an
-    exact count of layouts."""
-    z = a.solutions
-    if z is None or (best <= 0.0 and drops is None):
-        return None
-    num, den = nd
-    safe = z * (den - num)  # over den: the layouts with the cell safe
-    lost = 0.0  # the share of them counted so far that die at the next reveal
-
-    def stop(n: int, survive: float) -> float | None:
-        nonlocal lost
-        if survive >= 1.0:
-            return None
-        lost += n * den / safe * (1.0 - survive)
-        top = safety * (1.0 - lost) + STOP_MARGIN  # what the cell is worth at most
-        if top < best:
-            return best
-        bound = max(best, top, later)
-        if drops is not None and drops(bound):
-            return bound
-        return None
-
-    return stop
-
-
 def _reveal_worth(
     position: Position,
     cell: int,
@@ -451,75 +407,20 @@ def _reveal_worth(
     stop: Stop | None = None,
 ) -> tuple[float, float] | float | None:
     """Over the numbers ``cell`` can show: the layouts with it safe, and their sum of the chance
-    to survive one more reveal afterwards (both scaled by :func:`_scaled`). None when the budget
+    to survive one more reveal afterwards (both scaled by :func:`scaled`). None when the budget
     (``deadline``) ran out; with a frame and ``stop``, what ``stop`` returned when it stopped the
-    count (see :func:`_survivals`)."""
+    count (see :func:`survivals`)."""
     if isinstance(system, Frame):
-        found = _survivals(position, cell, system, deadline, stop)
+        found = survivals(position, cell, system, deadline, stop)
         if found is None or isinstance(found, float):
             return found
-        weights, total = _scaled([n for n, _ in found])
+        weights, total = scaled([n for n, _ in found])
         return total, sum(w * s for w, (_, s) in zip(weights, found, strict=True))
     outs = _outcomes(position, cell, Limit(), system, cache, deadline)
     if outs is None or any(o.approximate for _, o, _ in outs):
         return None
-    weights, total = _scaled([n for n, _, _ in outs])
-    return total, sum(w * _survive_one(o) for w, (_, o, _) in zip(weights, outs, strict=True))
-
-
-def _survivals(
-    position: Position, cell: int, frame: Frame, deadline: float | None, stop: Stop | None = None
-) -> list[tuple[int, float]] | float | None:
-    """For each number ``cell`` could show: the count of layouts and the chance to survive one
-    more reveal afterwards (:func:`_survive_one` of its analysis), derived from ``frame``
-    (``position``'s) without the analyses' tables; None as in :func:`_outcomes`.
-
-    With ``stop``: after each number, ``stop`` is asked with the share of the layouts with the
-    cell safe (their count is the sum over its numbers) counted so far that die at the next
-    reveal; when it returns a value, that value is returned at once."""
-    st = position.states
-    nb = position.geometry.neighbours(cell)
-    flags = sum(1 for d in nb if st[d] == FLAG)
-    covered = sum(1 for d in nb if st[d] == COVERED)
-    out = []
-    pace = Pace(deadline, SLACK)
-    for v in range(flags, flags + covered + 1):
-        after = position.with_state(cell, v)
-        if not pace.fits():
-            return None
-        try:
-            n, survive = frame.after(after, cell, deadline).survival(deadline)
-        except InconsistentPosition:
-            continue
-        except OverBudget:
-            return None
-        finally:
-            pace.done()
-        if n:
-            out.append((n, survive))
-            if stop is not None:
-                done = stop(n, survive)
-                if done is not None:
-                    return done
-    return out
-
-
-#: Layout counts of at most this many bits are used as floats as they are.
-_FLOAT_BITS = 1000
-
-
-def _scaled(counts: list[int]) -> tuple[list[float], float]:
-    """Layout counts and their sum as floats for weighing, all divided by the same power of two
-    when the sum would not fit in a float (a count of layouts can have thousands of digits on a
-    big board). Scaling by a power of two keeps every ratio of the weights, so the chances
-    computed from them are the same; counts that fit are converted as they are (the floats that
-    ``n * x`` and ``x / n`` would use)."""
-    total = sum(counts)
-    shift = total.bit_length() - _FLOAT_BITS
-    if shift <= 0:
-        return [float(n) for n in counts], float(total)
-    scale = 1 << shift
-    return [n / scale for n in counts], total / scale
+    weights, total = scaled([n for n, _, _ in outs])
+    return total, sum(w * survive_one(o) for w, (_, o, _) in zip(weights, outs, strict=True))
 
 
 def _three_guesses(
@@ -552,12 +453,12 @@ def _three_guesses(
             continue
         # outcomes with the most layouts first; the rest's two-guess worth bounds what is left
         found = sorted(found, key=lambda t: -t[0])
-        weights, total = _scaled([n for n, _, _ in found])
-        rest = sum(w * _survive_one(o) for w, (_, o, _) in zip(weights, found, strict=True))
+        weights, total = scaled([n for n, _, _ in found])
+        rest = sum(w * survive_one(o) for w, (_, o, _) in zip(weights, found, strict=True))
         acc = 0.0
         pruned = False
         for n, (_, o, after) in zip(weights, found, strict=True):
-            rest -= n * _survive_one(o)
+            rest -= n * survive_one(o)
             if not pace.fits():
                 return None
             if isinstance(after, Frame):
@@ -570,7 +471,7 @@ def _three_guesses(
                     continue
 
             # (the test below, with an upper bound of v2: when it drops the candidate, so does v2)
-            drops = _dropper(safe_c, acc, n, rest, total, best_v)
+            drops = dropper(safe_c, acc, n, rest, total, best_v)
             v2 = _survive_two(after, o, base, cache, deadline, inner, drops)
             pace.done()
             if v2 is None:
@@ -585,18 +486,6 @@ def _three_guesses(
         if best is None or v > best[1] + TIE or (v >= best[1] - TIE and key > best[2]):
             best = (cell, v, key)
     return best
-
-
-def _dropper(
-    safe_c: float, acc: float, n: float, rest: float, total: float, beat: float
-) -> Callable[[float], bool]:
-    """:func:`_three_guesses`'s test of a candidate after an outcome (weight ``n``) is worth
-    ``u``, as it is written there: ``acc`` the outcomes before, ``rest`` a bound of those after."""
-
-    def drops(u: float) -> bool:
-        return safe_c * (acc + n * u + rest) / total < beat
-
-    return drops
 
 
 def most_telling(

@@ -1,0 +1,146 @@
+"""The look-ahead's arithmetic of survival: the chance to survive one more reveal, each number's
+share of the layouts derived from a :class:`~demine.analysis.incremental.Frame`, the bounds that
+end a count early, and layout counts as floats.
+
+The look-ahead (:mod:`demine.players.best.lookahead`) ranks its candidates with these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from demine.analysis import Analysis
+from demine.analysis.incremental import Frame
+from demine.analysis.order import OverBudget
+from demine.analysis.result import Pace, Ratio
+from demine.engine.position import COVERED, FLAG, Position
+from demine.errors import InconsistentPosition
+
+#: A step of the look-ahead is started only if the time left is this many times the slowest such
+#: step so far (:class:`~demine.analysis.result.Pace`): a step's time varies (more on a loaded
+#: machine, where the process waits for a core).
+SLACK = 1.5
+
+
+#: Three-reveal values (floats) closer than this are equal: the depth-2 ranking decides.
+TIE = 1e-12
+
+
+def survive_one(a: Analysis) -> float:
+    """The chance to survive one more reveal: 1 with a proven safe cell or nothing left to open
+    (every covered cell a mine: the game is won), else the best safety."""
+    if a.safe:
+        return 1.0
+    p = a.min_probability()
+    return 1.0 if p == 1 else 1.0 - float(p)
+
+
+#: A margin far above the rounding of the floats compared by a :data:`Stop`: a bound on a chance
+#: is this much above the chance as computed.
+STOP_MARGIN = 1e-9
+
+
+#: When :func:`survivals` may stop: called with each number's count of layouts and chance to
+#: survive one more reveal in turn, it returns None to go on, else the value to return at once
+#: (see :func:`make_stop`).
+Stop = Callable[[int, float], float | None]
+
+
+def make_stop(
+    a: Analysis, nd: Ratio, safety: float, best: float, later: float, drops: Callable[[float], bool] | None
+) -> Stop | None:
+    """For a candidate of :func:`_survive_two` (chance of a mine ``nd``, ``safety`` as a float),
+    when the best of the others so far is ``best`` and those after it are worth at most
+    ``later``: a :data:`Stop` that ends its count once it can no longer beat ``best`` (it returns
+    ``best``), or once ``drops`` holds for an upper bound of :func:`_survive_two`'s result (it
+    returns that bound). The sum of its numbers' counts is the count of layouts with the cell
+    safe, so the layouts not counted yet are known: at best they all survive. None without an
+    exact count of layouts."""
+    z = a.solutions
+    if z is None or (best <= 0.0 and drops is None):
+        return None
+    num, den = nd
+    safe = z * (den - num)  # over den: the layouts with the cell safe
+    lost = 0.0  # the share of them counted so far that die at the next reveal
+
+    def stop(n: int, survive: float) -> float | None:
+        nonlocal lost
+        if survive >= 1.0:
+            return None
+        lost += n * den / safe * (1.0 - survive)
+        top = safety * (1.0 - lost) + STOP_MARGIN  # what the cell is worth at most
+        if top < best:
+            return best
+        bound = max(best, top, later)
+        if drops is not None and drops(bound):
+            return bound
+        return None
+
+    return stop
+
+
+def survivals(
+    position: Position, cell: int, frame: Frame, deadline: float | None, stop: Stop | None = None
+) -> list[tuple[int, float]] | float | None:
+    """For each number ``cell`` could show: the count of layouts and the chance to survive one
+    more reveal afterwards (:func:`survive_one` of its analysis), derived from ``frame``
+    (``position``'s) without the analyses' tables; None as in :func:`_outcomes`.
+
+    With ``stop``: after each number, ``stop`` is asked with the share of the layouts with the
+    cell safe (their count is the sum over its numbers) counted so far that die at the next
+    reveal; when it returns a value, that value is returned at once."""
+    st = position.states
+    nb = position.geometry.neighbours(cell)
+    flags = sum(1 for d in nb if st[d] == FLAG)
+    covered = sum(1 for d in nb if st[d] == COVERED)
+    out = []
+    pace = Pace(deadline, SLACK)
+    for v in range(flags, flags + covered + 1):
+        after = position.with_state(cell, v)
+        if not pace.fits():
+            return None
+        try:
+            n, survive = frame.after(after, cell, deadline).survival(deadline)
+        except InconsistentPosition:
+            continue
+        except OverBudget:
+            return None
+        finally:
+            pace.done()
+        if n:
+            out.append((n, survive))
+            if stop is not None:
+                done = stop(n, survive)
+                if done is not None:
+                    return done
+    return out
+
+
+#: Layout counts of at most this many bits are used as floats as they are.
+FLOAT_BITS = 1000
+
+
+def scaled(counts: list[int]) -> tuple[list[float], float]:
+    """Layout counts and their sum as floats for weighing, all divided by the same power of two
+    when the sum would not fit in a float (a count of layouts can have thousands of digits on a
+    big board). Scaling by a power of two keeps every ratio of the weights, so the chances
+    computed from them are the same; counts that fit are converted as they are (the floats that
+    ``n * x`` and ``x / n`` would use)."""
+    total = sum(counts)
+    shift = total.bit_length() - FLOAT_BITS
+    if shift <= 0:
+        return [float(n) for n in counts], float(total)
+    scale = 1 << shift
+    return [n / scale for n in counts], total / scale
+
+
+def dropper(
+    safe_c: float, acc: float, n: float, rest: float, total: float, beat: float
+) -> Callable[[float], bool]:
+    """:func:`_three_guesses`'s test of a candidate after an outcome (weight ``n``) is worth
+    ``u``, as it is written there: ``acc`` the outcomes before, ``rest`` a bound of those after."""
+
+    def drops(u: float) -> bool:
+        return safe_c * (acc + n * u + rest) / total < beat
+
+    return drops
