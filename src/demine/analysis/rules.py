@@ -120,30 +120,12 @@ class Propagator:
             for j in sorted(others):
                 if j == i:
                     continue
-                B = self.cells[j]
-                if not B or not (A & B):
-                    continue
-                b = B - A
-                if self.value[j] - self.value[i] == len(b):
-                    a = A - B
-                    if not a and not b:
-                        continue
-                    reason = Reason("pair", (self.label[i], self.label[j]))
-                    for c in sorted(b):
-                        self.decide(c, 1, reason)
-                    for c in sorted(a):
-                        self.decide(c, 0, reason)
+                before = len(self.decided)
+                self._pair(i, j)
+                if len(self.decided) != before:  # it fired (its cells were all undecided)
                     changed = True
-                    self.run_numbers()
-                    A = self.cells[i]
                     if not A:
                         break
-                elif self.value[j] - self.value[i] > len(b) or self.value[i] - self.value[j] > len(A - B):
-                    labels = sorted(self.involved[i] | self.involved[j])
-                    names = ", ".join(self.describe(lab) for lab in labels)
-                    raise InconsistentPosition(
-                        f"these numbers cannot all hold: {names}{self.note}", tuple(labels)
-                    )
         return changed
 
     def run_all(self) -> None:
@@ -178,8 +160,9 @@ class Propagator:
             todo = {i for c in list(self.decided)[before:] for i in self.cell_cons.get(c, ())}
 
     def _pair(self, i: int, j: int) -> bool:
-        """The pair rule on constraints ``i`` and ``j`` (as :meth:`run_pairs` applies it with
-        ``i`` first), then the number rule when it decided cells. Returns whether the rule with
+        """The pair rule on constraints ``i`` and ``j``, ``i`` first (the cells of ``j`` alone are
+        mines when its value exceeds ``i``'s by their count, and those of ``i`` alone are then
+        safe), then the number rule when it decided cells. Returns whether the rule with
         ``j`` first need not be tried now: it fired (the next round looks at both again), or the
         sizes show it cannot. The sets of cells are made only for a rule that fires."""
         A, B = self.cells[i], self.cells[j]
