@@ -69,8 +69,12 @@ def test_the_default_is_the_two_step_guess_and_values_round_trip() -> None:
 def test_bad_settings_name_what_is_wrong() -> None:
     with pytest.raises(InputError, match="expected NAME=VALUE with NAME one of two_step"):
         FastSettings.parse(["depth=2"])
-    with pytest.raises(InputError, match="two_step='maybe': not a valid bool"):
+    with pytest.raises(InputError, match="two_step='maybe': not a valid bool") as caught:
         PlayerSpec.parse("fast(two_step=maybe)")
+    # the error names where the bad text came from: the player's text, not an option not given
+    assert "in player 'fast(two_step=maybe)'" in str(caught.value) and "--set" not in str(caught.value)
+    with pytest.raises(InputError, match=r"^--set two_step='maybe': not a valid bool"):
+        PlayerSpec.parse("fast(two_step=no)", ["two_step=maybe"])
 
 
 def test_the_two_rules_play_differently_and_the_old_one_is_the_safest_cell() -> None:

@@ -104,16 +104,17 @@ class PlayerSpec:
             if not rest.endswith(")"):
                 raise InputError(f"player {text!r}: expected NAME or NAME(FIELD=VALUE, ...)")
             items = [x for x in rest[:-1].split(",") if x.strip()]
-        items += changes or []
         kind = settings_type(name)  # (an unknown name: the list of names)
-        if not items:
+        if not items and not changes:
             return cls(name)
         if kind is None:
             raise InputError(f"player {name!r} has no settings")
         parse = getattr(kind, "parse", None)
         if parse is None:
             raise InputError(f"player {name!r}: its settings cannot be written as text")
-        return cls(name, parse(items))
+        # each error names where its text came from: the player's text or --set
+        settings = parse(items, source=f"in player {text!r}:")
+        return cls(name, parse(changes or [], base=settings))
 
     def __str__(self) -> str:
         """The name, with the settings that differ from the defaults: ``best(depth=2)``."""

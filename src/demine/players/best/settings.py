@@ -93,9 +93,12 @@ class BestSettings:
         return dataclasses.replace(self, **changes)
 
     @classmethod
-    def parse(cls, items: Iterable[str], base: BestSettings | None = None) -> BestSettings:
-        """Settings from ``NAME=VALUE`` texts (as ``--set`` takes them), over ``base``."""
-        return dataclasses.replace(base or cls(), **_changes(cls, items))
+    def parse(
+        cls, items: Iterable[str], base: BestSettings | None = None, source: str = "--set"
+    ) -> BestSettings:
+        """Settings from ``NAME=VALUE`` texts (as ``--set`` takes them), over ``base``; an error
+        names ``source``, where the texts came from."""
+        return dataclasses.replace(base or cls(), **_changes(cls, items, source))
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,12 +121,15 @@ class FastSettings:
         return dataclasses.replace(self, **changes)
 
     @classmethod
-    def parse(cls, items: Iterable[str], base: FastSettings | None = None) -> FastSettings:
-        """Settings from ``NAME=VALUE`` texts (as ``--set`` takes them), over ``base``."""
-        return dataclasses.replace(base or cls(), **_changes(cls, items))
+    def parse(
+        cls, items: Iterable[str], base: FastSettings | None = None, source: str = "--set"
+    ) -> FastSettings:
+        """Settings from ``NAME=VALUE`` texts (as ``--set`` takes them), over ``base``; an error
+        names ``source``, where the texts came from."""
+        return dataclasses.replace(base or cls(), **_changes(cls, items, source))
 
 
-def _changes(cls: type, items: Iterable[str]) -> dict[str, Any]:
+def _changes(cls: type, items: Iterable[str], source: str) -> dict[str, Any]:
     """The fields of ``cls`` named by ``NAME=VALUE`` texts, with their values."""
     kinds = {f.name: f.type for f in fields(cls)}
     changes: dict[str, Any] = {}
@@ -131,12 +137,12 @@ def _changes(cls: type, items: Iterable[str]) -> dict[str, Any]:
         name, sep, text = item.partition("=")
         name = name.strip().replace("-", "_")
         if not sep or name not in kinds:
-            raise InputError(f"--set {item!r}: expected NAME=VALUE with NAME one of {', '.join(kinds)}")
-        changes[name] = _value(name, kinds[name], text.strip())
+            raise InputError(f"{source} {item!r}: expected NAME=VALUE with NAME one of {', '.join(kinds)}")
+        changes[name] = _value(name, kinds[name], text.strip(), source)
     return changes
 
 
-def _value(name: str, kind: Any, text: str) -> Any:
+def _value(name: str, kind: Any, text: str, source: str) -> Any:
     try:
         if kind == "bool":
             lowered = text.lower()
@@ -151,7 +157,7 @@ def _value(name: str, kind: Any, text: str) -> Any:
             return float(text)
         return Fraction(text)
     except (ValueError, ZeroDivisionError):
-        raise InputError(f"--set {name}={text!r}: not a valid {kind}") from None
+        raise InputError(f"{source} {name}={text!r}: not a valid {kind}") from None
 
 
 @dataclass(frozen=True, slots=True)
