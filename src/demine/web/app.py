@@ -317,21 +317,29 @@ def create_app(
         rate.hit("hints", client(request))
         return _json(await service.hint(game_id))
 
+    # a finished game's answers never change: each is encoded once and kept, and sent at once
+    # from the event loop when kept (else made in a thread: the store is read, the frame built)
     @app.get("/api/games/{game_id}/replay")
-    def replay(game_id: str, request: Request, move: int = 0) -> Response:
+    async def replay(game_id: str, request: Request, move: int = 0) -> Response:
         rate.hit("views", client(request))
-        return _json(service.replay(game_id, move))
+        data = service.kept(game_id, f"replay {move}")
+        if data is None:
+            data = await asyncio.to_thread(service.replay_bytes, game_id, move)
+        return Response(data, media_type="application/json")
 
     @app.get("/api/games/{game_id}/review")
     async def review(game_id: str, request: Request) -> Response:
         rate.hit("analyses", client(request))
-        out = await service.review(game_id)
-        return JSONResponse(out, status_code=202) if out.get("preparing") else _json(out)
+        status, data = await service.review(game_id)
+        return Response(data, status_code=status, media_type="application/json")
 
     @app.get("/api/games/{game_id}/export")
-    def export(game_id: str, request: Request) -> Response:
+    async def export(game_id: str, request: Request) -> Response:
         rate.hit("exports", client(request))
-        return Response(service.export(game_id), media_type="application/json")
+        data = service.kept(game_id, "export")
+        if data is None:
+            data = await asyncio.to_thread(service.export, game_id)
+        return Response(data, media_type="application/json")
 
     add_routes(app, records, rate, client)
     add_puzzle_routes(app, rate, client, puzzle_stats, records.player)

@@ -11,8 +11,6 @@ into a wrong hint (a flag that logic proves wrong is reported as such).
 from __future__ import annotations
 
 import asyncio
-import base64
-import json
 import random
 import re
 import secrets
@@ -23,11 +21,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from demine.engine.formats import GameRecord, board_to_mbf
 from demine.engine.game import MOVE_KINDS, Game, Move
 from demine.engine.grid import PRESETS, RULES, check_mines
 from demine.engine.position import COVERED, FLAG, Position
 from demine.errors import DemineError, IllegalMove, InputError
+from demine.web.finished import Answers, Conflict, FinishedReads
 from demine.web.hints import (
     GUESS_LIMIT,
     HINT_LIMIT,
@@ -38,7 +36,6 @@ from demine.web.hints import (
     analysis_board,
     best_guess,
     first_click_hint,
-    game_review,
     guess_for,
     hints,
     one_hint,
@@ -48,7 +45,7 @@ from demine.web.hints import (
 from demine.web.limits import Busy, ServeLimits, TooManyRequests
 from demine.web.session import NO_GUESS_LIMIT, Session, _fixed, _guess_free, _new_game
 from demine.web.store import StaleGame, Store
-from demine.web.workers import GAME, REVIEW, Lane
+from demine.web.workers import GAME, Lane
 
 T = TypeVar("T")
 
@@ -68,10 +65,6 @@ class NotFound(DemineError):
     """No game has this id."""
 
 
-class Conflict(DemineError):
-    """The request does not fit the game's state (e.g. a replay of a game still played)."""
-
-
 def parse_seed(text: str | int | None) -> int | str | None:
     """A seed from the page: digits become an int (as on the command line), other text stays text."""
     if text is None or text == "":
@@ -86,7 +79,7 @@ def parse_seed(text: str | int | None) -> int | str | None:
 
 
 # ---------------------------------------------------------------------------- games
-class Service:
+class Service(FinishedReads):
     """The games of one server: made, played, stored, restored and replayed.
 
     Moves on one game are serialised by the game's lock; different games proceed in parallel.
@@ -115,7 +108,9 @@ class Service:
         # reviews: minutes of work for a long game on a big board, so a lane of their own (one
         # process at the lowest priority, one review per client), apart from hints and analyses
         self.reviews = Lane(1 if workers else 0, 1, lim.heavy_queue, nice=19, in_thread=True, per_client=1)
-        self._reviewing: dict[str, asyncio.Task[dict[str, Any]]] = {}
+        self._reviewing: dict[str, asyncio.Task[bytes]] = {}
+        # a finished game's encoded replay frames: a quarter of the memory bound at most
+        self.answers = Answers(lim.cache_bytes // 4)
 
     # -- the analysis workers: hints are a pure function of the visible position, so they can run
     # in other processes (past the GIL) while this one serves requests
@@ -238,7 +233,7 @@ class Service:
         """(Under the cache lock.) The least recently used games leave while the memory held is
         over ``limits.cache_bytes`` (or the count over :data:`CACHE_GAMES`); the last one stays."""
         while len(self._cache) > 1 and (
-            len(self._cache) > CACHE_GAMES or self._cached_bytes > self.limits.cache_bytes
+            len(self._cache) > CACHE_GAMES or self.cached_bytes > self.limits.cache_bytes
         ):
             self._drop(next(iter(self._cache)))
 
@@ -255,8 +250,8 @@ class Service:
 
     @property
     def cached_bytes(self) -> int:
-        """The estimate of the bytes the games in memory hold."""
-        return self._cached_bytes
+        """The estimate of the bytes the games in memory hold, their kept answers included."""
+        return self._cached_bytes + self.answers.size
 
     def session(self, game_id: str) -> Session:
         """The game with this id, from memory or from the store. An id of another shape than
@@ -299,6 +294,7 @@ class Service:
         unless a move holds it."""
         if self._cache.pop(game_id, None) is not None:
             self._cached_bytes -= self._weights.pop(game_id, 0)
+        self.answers.drop(game_id)
         lock = self._game_locks.get(game_id)
         if lock is not None and not lock.locked():
             del self._game_locks[game_id]
@@ -488,91 +484,6 @@ class Service:
     async def hint(self, game_id: str) -> dict[str, Any]:
         """One move to show: a safe cell with its reason, else the best guess."""
         return one_hint(await self.hints(game_id, probabilities=False, guess=True))
-
-    def replay(self, game_id: str, k: int) -> dict[str, Any]:
-        """The board after the first ``k`` moves of a finished game (as the store holds it). A
-        frame costs at most a sixteenth of the game's moves (:meth:`Session.frame`)."""
-        self._fresh(game_id)
-        with self._locked(game_id) as s:
-            g = s.game
-            if not g.over:
-                raise Conflict("the game is still being played; a replay opens when it ends")
-            if not (0 <= k <= len(g.moves)):
-                raise InputError(f"move {k} is out of range: this game has {len(g.moves)} moves")
-            kept = len(s.frames)
-            # a game that is over has its layout
-            frame = s.frame(k, lambda: GameRecord.from_game(g).board.game(g.lives))
-        if len(s.frames) != kept:
-            self._reweigh(s)
-        v = s.view(frame, final=True)
-        v["moves"] = v["move"] = k
-        last = g.moves[k - 1] if k else None
-        v["last"] = None if last is None else {"kind": last.kind, "cell": _rc(g.width, last.cell)}
-        return v
-
-    async def review(self, game_id: str) -> dict[str, Any]:
-        """The review of a finished game as the store holds it, computed once in the lane of
-        reviews. A review not ready within ``limits.review_wait`` seconds goes on in the
-        background, and the answer says it is being prepared (``{"preparing": true, ...}``): ask
-        again later. (A long game on a big board takes minutes: every move is analysed.)"""
-
-        def finished() -> tuple[Session, dict[str, Any] | None, dict[str, Any]]:
-            self._fresh(game_id)
-            with self._locked(game_id) as s:
-                g = s.game
-                if not g.over or not g.placed:
-                    raise Conflict("a game is reviewed once it is over")
-                return s, s.review_cache, GameRecord.from_game(g).to_json()
-
-        s, cached, record = await asyncio.to_thread(finished)  # (the store is read: not on the loop)
-        if cached is not None:
-            return cached
-        task = self._reviewing.get(game_id)
-        if task is None:
-            task = asyncio.create_task(self._review(s, record))
-            self._reviewing[game_id] = task
-            task.add_done_callback(lambda t: self._review_done(game_id, t))
-        done, _ = await asyncio.wait({task}, timeout=self.limits.review_wait)
-        if task in done:
-            return task.result()  # (or its error: 429 past the client's share, 503 past the queue)
-        n = len(record["moves"])
-        return {
-            "preparing": True,
-            "moves": n,
-            "text": f"The review of this {n:,}-move game is being prepared: every move is analysed.",
-        }
-
-    async def _review(self, s: Session, record: dict[str, Any]) -> dict[str, Any]:
-        out: dict[str, Any] = await self.reviews.run(game_review, record, kind=REVIEW)
-        s.keep_review(out)
-        self._reweigh(s)
-        return out
-
-    def _review_done(self, game_id: str, task: asyncio.Task[dict[str, Any]]) -> None:
-        self._reviewing.pop(game_id, None)
-        if not task.cancelled():
-            task.exception()  # (retrieved: a failure is answered to the next request, not logged)
-
-    def export(self, game_id: str) -> bytes:
-        """A finished game's record (layout, rule, start, moves) and MBF, as the store holds it:
-        JSON text, made once and kept."""
-        self._fresh(game_id)
-        with self._locked(game_id) as s:
-            g = s.game
-            if not g.over or not g.placed:
-                raise Conflict("the layout is shown when the game is over")
-            if s.export_cache is not None:
-                return s.export_cache
-            record = GameRecord.from_game(g)
-        out: dict[str, Any] = {"record": record.to_json()}
-        try:
-            out["mbf"] = base64.b64encode(board_to_mbf(record.board)).decode("ascii")
-        except DemineError:
-            out["mbf"] = None
-        data = json.dumps(out, separators=(",", ":")).encode()
-        s.keep_export(data)
-        self._reweigh(s)
-        return data
 
 
 __all__ = [

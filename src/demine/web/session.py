@@ -113,8 +113,9 @@ class Session:
     """When it ended."""
     hints_cache: tuple[int, dict[str, Any]] | None = field(default=None, repr=False)
     """The hints of the last position asked about, with its move count (set by :meth:`keep_hints`)."""
-    review_cache: dict[str, Any] | None = field(default=None, repr=False)
-    """The review of the finished game, once asked for (a finished game never changes)."""
+    review_bytes: bytes | None = field(default=None, repr=False)
+    """The review of the finished game as sent (JSON), once asked for (a finished game never
+    changes)."""
     export_cache: bytes | None = field(default=None, repr=False)
     """The finished game's export, as sent (JSON)."""
     client: str | None = None
@@ -141,10 +142,10 @@ class Session:
         self.hints_cache = (moves, hints)
         self._extra["hints"] = approx_bytes(hints)
 
-    def keep_review(self, review: dict[str, Any]) -> None:
-        """Keep the finished game's review (counted in :meth:`weight`)."""
-        self.review_cache = review
-        self._extra["review"] = approx_bytes(review)
+    def keep_review(self, review: bytes) -> None:
+        """Keep the finished game's review, encoded (counted in :meth:`weight`)."""
+        self.review_bytes = review
+        self._extra["review"] = sys.getsizeof(review)
 
     def keep_export(self, data: bytes) -> None:
         """Keep the finished game's export (counted in :meth:`weight`)."""
@@ -166,6 +167,7 @@ class Session:
             # to make from its layout, for every frame before the first kept copy (issue 34)
             start = fresh()
             start.moves = []
+            start.bbbv()  # its openings, made once here, are shared by the copies (solved_bbbv)
             self.frames[0] = start
         board = self.frames[base].copy()
         for i in range(base, k):
