@@ -93,6 +93,14 @@ def add_serve(sub: Any) -> None:
         help="connections one address may hold open at once (default 32; not counted with --trust-proxy)",
     )
     p.add_argument(
+        "--refusal-delay",
+        type=float,
+        default=5.0,
+        metavar="SECONDS",
+        help="a connection over its address's cap is held this long, unread, before its 503, so a "
+        "client that reconnects when refused comes back less often (default 5; 0: at once)",
+    )
+    p.add_argument(
         "--running-per-client",
         type=positive_int,
         default=2,
@@ -167,6 +175,7 @@ def cmd_serve(ns: argparse.Namespace) -> int:
         request_timeout=ns.request_timeout,
         max_connections=ns.max_connections,
         connections_per_client=ns.connections_per_client,
+        refusal_delay=ns.refusal_delay,
         running_per_client=ns.running_per_client,
     )
 

@@ -504,7 +504,10 @@ def serve(
         f"{limits.heavy_running} heavy requests at once, {limits.heavy_queue} waiting",
         flush=True,
     )
-    per = "" if limits.trust_proxy else f", {limits.connections_per_client} per address"
+    per = ""
+    if not limits.trust_proxy:
+        per = f", {limits.connections_per_client} per address (past it: 503"
+        per += f" after {limits.refusal_delay:g} s)" if limits.refusal_delay else ")"
     print(
         f"demine: connections: at most {max_connections(limits)} open{per}; "
         f"a request has {limits.request_timeout:g} s to arrive; "

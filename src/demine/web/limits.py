@@ -112,6 +112,12 @@ class ServeLimits:
     allows, less a reserve); past that a new one gets 503 and is closed."""
     connections_per_client: int = 32
     """Connections one address may hold open at once (not counted with ``trust_proxy``)."""
+    refusal_delay: float = 5.0
+    """Seconds a connection refused for its address's cap is held, unread, before its 503: a client
+    that waits for the answer before it reconnects (a slowloris's sockets) comes back that much
+    less often, and each refusal costs the server's event loop an accept, a write and a close. At
+    most a quarter of the connection cap is held so; past that, and past the process's cap, the
+    refusal is at once. 0: always at once."""
     running_per_client: int = 2
     """API requests of one client handled at once in a server process; its others wait their
     turn, holding only their connection (:class:`ClientGate`)."""
@@ -158,6 +164,8 @@ class ServeLimits:
             raise InputError(
                 f"request_timeout must be between 0 and 3600 seconds, got {self.request_timeout}"
             )
+        if not 0 <= self.refusal_delay <= 60:
+            raise InputError(f"refusal_delay must be between 0 and 60 seconds, got {self.refusal_delay}")
         if not 0 <= self.review_wait <= 60:
             raise InputError(f"review_wait must be between 0 and 60 seconds, got {self.review_wait}")
         if self.heavy_queue < 0 or self.idle_expiry <= 0 or self.finished_expiry <= 0:
