@@ -13,6 +13,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -217,3 +218,42 @@ def test_serve_options_are_checked(tmp_path: Path) -> None:
             timeout=60,
         )
         assert r.returncode == 2 and bad[0] in r.stderr.decode() and "Traceback" not in r.stderr.decode()
+
+
+# ---------------------------------------------------------------------- the httptools parser
+def test_the_parser_is_chosen_by_name() -> None:
+    from demine.errors import DemineError
+    from demine.web.server import HAVE_HTTPTOOLS, GuardedH11, GuardedHttpTools, protocol
+
+    assert protocol("h11") is GuardedH11
+    assert protocol("auto") is (GuardedHttpTools if HAVE_HTTPTOOLS else GuardedH11)
+    with pytest.raises(ValueError, match="not one of"):
+        protocol("h2")
+    if not HAVE_HTTPTOOLS:
+        with pytest.raises(DemineError, match="pip install httptools"):
+            protocol("httptools")
+
+
+def test_on_httptools_bad_requests_slow_ones_and_garbage_meet_the_same_guards(tmp_path: Path) -> None:
+    # httptools parses a line at a time (h11 waits for the whole head): a bad line is answered at
+    # once, in the error shape, without a warning in the log for each (a flood of garbage would
+    # flood the log); a slow request still meets its deadline
+    pytest.importorskip("httptools")
+    options = ("--http", "httptools", "--request-timeout", "2")
+    with _server(tmp_path / "games.db", *options) as (url, proc):
+        port = int(url.rsplit(":", 1)[1])
+        for what, request in BAD_REQUESTS.items():
+            head, _, body = _raw(port, request).partition(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 400"), (what, head[:200])
+            assert b"x-content-type-options: nosniff" in head, what
+            assert set(json.loads(body)) == {"error"}, what
+        for _ in range(50):
+            assert _raw(port, b"x-slow: 1\r\n").startswith(b"HTTP/1.1 400")
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.sendall(b"GET / HTTP/1.1\r\nhost: x\r\n")
+            t0 = time.monotonic()
+            assert s.recv(64).startswith(b"HTTP/1.1 408") and 1.5 < time.monotonic() - t0 < 5
+        assert _call(url + "/api/games", {"preset": "beginner"})[0] == 200
+        proc.terminate()
+        err = proc.communicate(timeout=15)[1].decode()
+    assert "Invalid HTTP request" not in err and len(err) < 2000, err[-2000:]

@@ -93,6 +93,13 @@ def add_serve(sub: Any) -> None:
         help="connections one address may hold open at once (default 32; not counted with --trust-proxy)",
     )
     p.add_argument(
+        "--http",
+        choices=("auto", "h11", "httptools"),
+        default="h11",
+        help="the HTTP/1.1 parser: h11 (pure Python, the default), httptools (in C: pip install "
+        "httptools) or auto (httptools when installed); the same guards on each",
+    )
+    p.add_argument(
         "--refusal-delay",
         type=float,
         default=5.0,
@@ -181,5 +188,5 @@ def cmd_serve(ns: argparse.Namespace) -> int:
 
     if ns.workers is not None and ns.workers < 0:
         raise DemineError(f"--workers must be 0 or more, got {ns.workers}")
-    serve(ns.host, ns.port, ns.db, ns.workers, limits, ns.processes)
+    serve(ns.host, ns.port, ns.db, ns.workers, limits, ns.processes, ns.http)
     return 0

@@ -462,6 +462,7 @@ def serve(
     workers: int | None = None,
     limits: ServeLimits | None = None,
     processes: int = 1,
+    http: str = "h11",
 ) -> None:
     """Run the app with uvicorn (blocks until stopped). ``workers``: hint processes (default:
     one per CPU when there are several, else none); ``limits``: what each client may ask;
@@ -523,6 +524,6 @@ def serve(
         os.environ[SERVE_ENV] = json.dumps(
             {"db": where, "workers": workers, "limits": dataclasses.asdict(shared), "parent": os.getpid()}
         )
-        run("demine.web.app:app_from_environment", limits, host, port, processes)
+        run("demine.web.app:app_from_environment", limits, host, port, processes, http)
         return
-    run(create_app(where, workers, limits), limits, host, port)
+    run(create_app(where, workers, limits), limits, host, port, http=http)

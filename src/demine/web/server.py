@@ -79,8 +79,8 @@ class ServeConfig(uvicorn.Config):
     """uvicorn's settings with the app's :class:`ServeLimits` beside them (pickled to each server
     process of ``--processes N``, where :class:`GuardedH11` reads them)."""
 
-    def __init__(self, app: Any, limits: ServeLimits, **kwargs: Any) -> None:
-        super().__init__(app, http=GuardedH11, proxy_headers=False, **kwargs)
+    def __init__(self, app: Any, limits: ServeLimits, http: str = "h11", **kwargs: Any) -> None:
+        super().__init__(app, http=protocol(http), proxy_headers=False, **kwargs)
         self.limits = limits
 
 
@@ -104,12 +104,17 @@ def _raw_answer(status: int, reason: str, error: str, extra: list[tuple[bytes, b
 #: count goes with it).
 _OPEN_BY_HOST: weakref.WeakKeyDictionary[Any, Counter[str]] = weakref.WeakKeyDictionary()
 #: Each running server's refused connections held before their answer (see ``refusal_delay``).
-_HELD: weakref.WeakKeyDictionary[Any, set[GuardedH11]] = weakref.WeakKeyDictionary()
+_HELD: weakref.WeakKeyDictionary[Any, set[_Guards]] = weakref.WeakKeyDictionary()
 
 
-class GuardedH11(H11Protocol):
-    """uvicorn's HTTP/1.1 protocol with a deadline per request and caps on connections (see the
-    module's docstring)."""
+class _Guards:
+    """A deadline per request and caps on connections (see the module's docstring), for one of
+    uvicorn's HTTP/1.1 protocols (:class:`GuardedH11`, :class:`GuardedHttpTools`): put first
+    among the bases, so that its methods wrap the protocol's."""
+
+    cycle: Any
+    transport: asyncio.Transport
+    loop: asyncio.AbstractEventLoop
 
     REFUSED: ClassVar[bytes] = _raw_answer(
         503,
@@ -139,7 +144,7 @@ class GuardedH11(H11Protocol):
         """This server's refused connections held before their answer."""
         self._let_in = False
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+    def connection_made(self, transport: asyncio.Transport) -> None:
         peer = transport.get_extra_info("peername")
         host = peer[0] if isinstance(peer, tuple) and peer else None
         per_client = None if self.limits.trust_proxy else self.limits.connections_per_client
@@ -158,8 +163,8 @@ class GuardedH11(H11Protocol):
                 self._refuse(transport)
             return
         self._let_in = True
-        super().__init__(*self._made)
-        super().connection_made(transport)
+        super().__init__(*self._made)  # type: ignore[call-arg]
+        super().connection_made(transport)  # type: ignore[misc]
         if host is not None:
             self._host = host
             self._by_host[host] += 1
@@ -183,24 +188,32 @@ class GuardedH11(H11Protocol):
 
     def eof_received(self) -> None:
         if self._let_in:
-            super().eof_received()
+            super().eof_received()  # type: ignore[misc]
 
     def pause_writing(self) -> None:
         if self._let_in:
-            super().pause_writing()
+            super().pause_writing()  # type: ignore[misc]
 
     def resume_writing(self) -> None:
         if self._let_in:
-            super().resume_writing()
+            super().resume_writing()  # type: ignore[misc]
 
     def data_received(self, data: bytes) -> None:
         if not self._let_in:
             return  # (refused and closed: nothing more is read)
         if self._deadline is None and (self.cycle is None or self.cycle.response_complete):
             self._arm()  # the first bytes of the next request on this connection
-        super().data_received(data)
-        if self.conn.their_state in (h11.DONE, h11.MUST_CLOSE, h11.CLOSED, h11.ERROR):
+        self._parse(data)
+        if self._whole():
             self._disarm()  # the whole request is in: the app's time is not the client's
+
+    def _whole(self) -> bool:
+        """Whether the request being read has come in whole (its deadline no longer runs)."""
+        return False
+
+    def _parse(self, data: bytes) -> None:
+        """The protocol's own reading of ``data``."""
+        super().data_received(data)  # type: ignore[misc]
 
     def connection_lost(self, exc: Exception | None) -> None:
         if not self._let_in:
@@ -213,7 +226,7 @@ class GuardedH11(H11Protocol):
             if not self._by_host[self._host]:
                 del self._by_host[self._host]
             self._host = None
-        super().connection_lost(exc)
+        super().connection_lost(exc)  # type: ignore[misc]
 
     def send_400_response(self, msg: str) -> None:
         """uvicorn's own 400 (a request h11 cannot parse: a bad Content-Length or chunk size, no
@@ -232,6 +245,67 @@ class GuardedH11(H11Protocol):
         if self.cycle is None or not self.cycle.response_started:
             self.transport.write(self.TOO_SLOW)
         self.transport.close()
+
+
+class GuardedH11(_Guards, H11Protocol):  # type: ignore[misc]
+    """uvicorn's h11 protocol (pure Python), guarded."""
+
+    def _whole(self) -> bool:
+        return self.conn.their_state in (h11.DONE, h11.MUST_CLOSE, h11.CLOSED, h11.ERROR)
+
+
+try:  # (the parser in C, when installed: serve --http httptools)
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as _HttpTools
+
+    HAVE_HTTPTOOLS = True
+except ImportError:  # pragma: no cover
+    _HttpTools = H11Protocol  # type: ignore[misc, assignment]  # (a stand-in: never served)
+    HAVE_HTTPTOOLS = False
+
+
+class GuardedHttpTools(_Guards, _HttpTools):  # type: ignore[misc]
+    """uvicorn's httptools protocol (its parser in C), guarded, and refusing what h11 refuses and
+    httptools lets through (an HTTP/1.1 request without a Host header). Defined at the module's
+    level: ``--processes N`` pickles the settings, this class with them."""
+
+    def _parse(self, data: bytes) -> None:
+        # uvicorn's, less its warning in the log for each request it cannot parse: httptools
+        # parses a line at a time, so a slowloris's garbage lines came at once, and each logged
+        import httptools  # type: ignore[import-not-found, unused-ignore]
+
+        self._unset_keepalive_if_required()
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserUpgrade:
+            self._unsupported_upgrade_warning()  # (no WebSocket here: served as plain HTTP)
+        except httptools.HttpParserError as e:
+            self.send_400_response(str(e) or "invalid request")
+
+    def on_headers_complete(self) -> None:
+        if self.parser.get_http_version() == "1.1" and not any(k == b"host" for k, _ in self.headers):
+            # (raised in the parser's callback: the parse stops, and the protocol answers 400)
+            raise ValueError("missing Host header")
+        super().on_headers_complete()
+
+    def on_message_complete(self) -> None:
+        self._disarm()  # the whole request is in
+        super().on_message_complete()
+
+
+#: The HTTP/1.1 parsers ``serve --http`` offers.
+HTTP_PARSERS = ("auto", "h11", "httptools")
+
+
+def protocol(http: str) -> type[asyncio.Protocol]:
+    """The guarded protocol of ``http``: ``h11``, ``httptools`` (an error if it is not installed),
+    or ``auto`` (httptools when installed)."""
+    if http not in HTTP_PARSERS:
+        raise ValueError(f"--http: {http!r} is not one of {', '.join(HTTP_PARSERS)}")
+    if http == "httptools" and not HAVE_HTTPTOOLS:
+        from demine.errors import DemineError
+
+        raise DemineError("--http httptools needs the httptools package: pip install httptools")
+    return GuardedHttpTools if http != "h11" and HAVE_HTTPTOOLS else GuardedH11
 
 
 class _QuietAcceptErrors:
@@ -287,12 +361,15 @@ def die_with_parent(parent: int, sig: int = signal.SIGKILL) -> None:
         os.kill(os.getpid(), sig)
 
 
-def run(app: Any, limits: ServeLimits, host: str, port: int, processes: int = 1, **kwargs: Any) -> None:
+def run(
+    app: Any, limits: ServeLimits, host: str, port: int, processes: int = 1, http: str = "h11", **kwargs: Any
+) -> None:
     """Serve ``app`` (with ``processes`` > 1: an import string of a factory) with uvicorn, under
-    :class:`GuardedH11`; blocks until stopped."""
+    the guarded protocol of ``http`` (:func:`protocol`); blocks until stopped."""
     config = ServeConfig(
         app,
         limits,
+        http,
         host=host,
         port=port,
         workers=processes,
