@@ -9,13 +9,17 @@ from functools import lru_cache
 from itertools import compress
 from math import prod
 from operator import itemgetter
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from demine.analysis import Analysis
 from demine.engine.game import Move
 from demine.engine.grid import geometry
-from demine.engine.position import COVERED, FLAG_MASK, HIDDEN_MASK, Position
+from demine.engine.lanes import NONZERO, neighbour_sums
+from demine.engine.position import COVERED, COVERED_MASK, FLAG_MASK, HIDDEN_MASK, Position
 from demine.errors import IllegalMove
+
+#: 1 for a revealed cell's state, for :meth:`bytes.translate`.
+SHOWN_MASK: Final = bytes(1 if v < COVERED else 0 for v in range(256))
 
 MoveReason = Literal["safe", "safest", "look-ahead", "endgame", "sampled endgame", "50-50"]
 
@@ -201,33 +205,50 @@ def two_step_move(position: Position, a: Analysis) -> BestMove:
     n = position.cells
     safety = [1.0] * n  # for the neighbours: revealed cells, flags and proven mines count 1
     mine = [0.0] * n  # each cell's chance of a mine (1 for flags and proven mines)
-    covered: list[int] = []
-    own: list[float] = []
-    floats: dict[int, float] = {}  # each value object's safety (the cells of a box share one)
+    owns = [-1.0] * n  # each covered cell's safety
+    # per value object (the cells of a box share one, and come one after another): its safety,
+    # its factor as a neighbour (1 for a proven mine) and its chance of a mine
+    floats: dict[int, tuple[float, float, float]] = {}
+    plain = True  # no hidden cell but a covered one counts less than 1 as a neighbour
+    best = second = -1.0  # the two highest safeties of covered cells
+    seen = 0
+    last: object = None
+    s = factor = m = 0.0
     for c, v in a.ratios.items():
-        s = floats.get(id(v), -1.0)
-        if s < 0.0:
-            num, den = v
-            s = floats[id(v)] = 1.0 - num / den if num else 1.0
-        if v[0] != v[1]:
-            safety[c] = s
+        if v is not last:
+            got = floats.get(id(v))
+            if got is None:
+                num, den = v
+                x = 1.0 - num / den if num else 1.0
+                got = floats[id(v)] = (x, 1.0 if num == den else x, 1.0 - x)
+            s, factor, m = got
+            last = v
+        safety[c] = factor
+        mine[c] = m
         if st[c] == COVERED:
-            covered.append(c)
-            own.append(s)
-        mine[c] = 1.0 - s
-    if not covered:
+            owns[c] = s
+            seen += 1
+            if s > best:
+                second = best
+                best = s
+            elif s > second:
+                second = s
+        elif factor != 1.0:
+            plain = False
+    if not seen:
         raise IllegalMove("no covered cell left to open")
-    for m in compress(range(n), st.translate(FLAG_MASK)):
-        mine[m] = 1.0
-    ranked = sorted(own, reverse=True)
-    best = ranked[0]
-    second = ranked[1] if len(ranked) > 1 else 0.0
-    floor = best * second  # the safest cell scores at least that; no cell scores above its s
-    weighed = [(c, s) for c, s in zip(covered, own, strict=True) if s >= floor]
-    tied = _two_step_best(position, weighed, covered, safety, mine, best, second)
+    for f in compress(range(n), st.translate(FLAG_MASK)):
+        mine[f] = 1.0
+    second = max(second, 0.0)
+    plain = plain and st.count(COVERED) == seen
+    tied = _two_step_best(position, owns, safety, mine, best, second, plain)
     if len(tied) > 1:
-        zero_key = zero_chance_keys(position)
-        c = min(tied, key=lambda c: (zero_key(c), c))
+        if n <= 65536:
+            hidden = neighbour_sums(position.width, position.height, st.translate(HIDDEN_MASK))
+            c = min(tied, key=lambda c: (hidden[c], c))
+        else:
+            zero_key = zero_chance_keys(position)
+            c = min(tied, key=lambda c: (zero_key(c), c))
     else:
         c = tied[0]
     return BestMove(Move("reveal", c), "safest", a.p(c))
@@ -235,22 +256,57 @@ def two_step_move(position: Position, a: Analysis) -> BestMove:
 
 def _two_step_best(
     position: Position,
-    weighed: list[tuple[int, float]],
-    covered: list[int],
+    owns: list[float],
     safety: list[float],
     mine: list[float],
     best: float,
     second: float,
+    plain: bool = False,
 ) -> list[int]:
-    """The weighed cells with the highest two-step score (see :func:`two_step_move`), safest
-    first: a cell's score is at most its safety, so the cells less safe than the best score so
-    far are not weighed."""
-    near = _near(position, covered)
-    getters = _neighbour_getters(position.width, position.height) if position.cells <= 65536 else None
+    """The covered cells (``owns[c]`` their safety, -1 for other cells) with the highest two-step
+    score (see :func:`two_step_move`). A cell's score is at most its safety, and the safest
+    cell scores at least ``best x second``: only the cells at least that safe are weighed, the
+    safest first, down to the best score found so far. Any order finds the same cells.
+
+    Away from the numbers (a covered cell none of whose neighbours touches a revealed one) the
+    chance of progress is the chance of a zero, the product of the neighbours' safeties. Such a
+    cell's covered neighbours are all off the frontier. When those all share one safety ``u``
+    (``plain``, and checked here: they do in an exact count) and no other neighbour counts less
+    than 1, the product is ``u`` multiplied in once per covered neighbour, in the same order of
+    operations (a factor 1.0 changes no float): its score depends on that number only. Those cells
+    are weighed together by their counts (:func:`~demine.engine.lanes.neighbour_sums`), the
+    same floats as one by one."""
+    n = position.cells
+    floor = best * second
     nb = position.geometry.neighbours
     top = -1.0
     tied: list[int] = []
-    for c, s in sorted(weighed, key=itemgetter(1), reverse=True):
+    if n > 65536:
+        covered = [c for c in range(n) if owns[c] >= 0.0]
+        near = bytes(_near(position, covered))
+        weigh = [c for c in covered if owns[c] >= floor]
+        getters = None
+    else:
+        w, h = position.width, position.height
+        st = position.states
+        getters = _neighbour_getters(w, h)
+        cov = int.from_bytes(st.translate(COVERED_MASK), "little")
+        front = cov & int.from_bytes(
+            neighbour_sums(w, h, st.translate(SHOWN_MASK)).translate(NONZERO), "little"
+        )
+        near = neighbour_sums(w, h, front.to_bytes(n, "little")).translate(NONZERO)
+        away = cov & ~(front | int.from_bytes(near, "little"))
+        if plain and away:
+            us = set(compress(safety, (cov & ~front).to_bytes(n, "little")))
+            u = us.pop() if len(us) == 1 else 1.0
+            if u != 1.0 and u >= floor:
+                top, tied = _away_best(position, away, u, best, second)
+            else:
+                away = 0
+        else:
+            away = 0
+        weigh = [c for c in compress(range(n), (cov & ~away).to_bytes(n, "little")) if owns[c] >= floor]
+    for c, s in sorted([(c, owns[c]) for c in weigh], key=itemgetter(1), reverse=True):
         if s < top:
             break
         if near[c]:
@@ -268,15 +324,52 @@ def _two_step_best(
     return tied
 
 
-def _near(position: Position, covered: list[int]) -> bytearray:
-    """1 for each cell next to a covered cell that touches a revealed one (the frontier)."""
+def _away_best(
+    position: Position, away: int, u: float, best: float, second: float
+) -> tuple[float, list[int]]:
+    """The best score among the cells marked in ``away`` (lanes, :mod:`demine.engine.lanes`:
+    covered cells off the frontier and not next to it, each of safety ``u``, as are their
+    covered neighbours), and the cells that have it."""
+    n = position.cells
+    w, h = position.width, position.height
+    counts = int.from_bytes(neighbour_sums(w, h, position.states.translate(COVERED_MASK)), "little")
+    marks = away * 255
+    every = int.from_bytes(b"\xff" * n, "little")
+    by_count = ((counts & marks) | (every ^ marks)).to_bytes(n, "little")  # 255 off those cells
+    x = 1.0
+    powers = [_doubtful(x)]
+    for _ in range(8):
+        x *= u
+        powers.append(_doubtful(x))
+    r = second if u == best else best
+    scores = {k: u * (powers[k] + (1.0 - powers[k]) * r) for k in set(by_count) if k < 255}
+    top = max(scores.values())
+    tied: list[int] = []
+    for k, score in scores.items():
+        if score == top:
+            mark = bytes((k,))
+            i = by_count.find(mark)
+            while i >= 0:
+                tied.append(i)
+                i = by_count.find(mark, i + 1)
+    return top, tied
+
+
+def _near(position: Position, covered: list[int]) -> list[bool]:
+    """True for each cell next to a covered cell that touches a revealed one (the frontier)."""
+    return _near_front(position, covered)[0]
+
+
+def _near_front(position: Position, covered: list[int]) -> tuple[list[bool], list[bool]]:
+    """:func:`_near`, and for each of ``covered`` whether it touches a revealed cell."""
     nb = position.geometry.neighbours
-    near = bytearray(position.cells)
-    for c, on in zip(covered, touches_revealed(position, covered), strict=True):
+    near = [False] * position.cells
+    front = touches_revealed(position, covered)
+    for c, on in zip(covered, front, strict=True):
         if on:
             for d in nb(c):
-                near[d] = 1
-    return near
+                near[d] = True
+    return near, front
 
 
 def _doubtful(zero: float) -> float:
