@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from itertools import combinations
 
 import pytest
@@ -12,13 +13,15 @@ from hypothesis import strategies as st
 import demine.players.best as best
 from demine import Position, analyze
 from demine.analysis import Analysis, Limit
-from demine.analysis.constraints import position_system
+from demine.analysis.constraints import System, position_system
+from demine.analysis.exact import CountCache, solve_system
+from demine.analysis.order import OverBudget
 from demine.engine.grid import geometry
 from demine.engine.position import COVERED, FLAG
 from demine.errors import InconsistentPosition
 from demine.players.best import BestSettings, best_move, forced_fifty
 from demine.players.best.lookahead import most_telling
-from demine.players.longterm import Influence, Structure
+from demine.players.longterm import Influence, Structure, count_layouts
 from tests.helpers import random_position
 
 # From a seeded intermediate game (best with long-term risk). (8,0)/(8,1) hold one mine (the 3 at
@@ -206,3 +209,44 @@ def test_out_of_time_structures_count_as_never_formed() -> None:
     )
     late = Influence(p, a, system, deadline=time.perf_counter() - 1)  # the budget is spent
     assert late.pseudos() == [] and all(late.tally(s) == 0 for s in late.scan())
+
+
+def _count_or_error(fn: Callable[[System], int], system: System) -> int | str:
+    try:
+        return fn(system)
+    except InconsistentPosition:
+        return "inconsistent"
+    except OverBudget:
+        return "over budget"
+
+
+@cases
+@seeds
+def test_a_tally_counts_what_the_full_analysis_counts(seed: int) -> None:
+    # count_layouts (the tallies' count, without probabilities, its counts cached across calls)
+    # against solve_system's count of solutions: the same number, or the same refusal, on
+    # positions of real play with a structure's cells forced (mine totals known or not, and a
+    # state budget small enough to run out on some)
+    rng = random.Random(seed)
+    known = rng.random() < 0.8
+    p, _ = random_position(rng, 16, 16, 40, 150, flag_share=0.5, known_total=known)
+    try:
+        a = analyze(p)
+    except InconsistentPosition:
+        return
+    system = position_system(p)
+    cache: CountCache = {}
+    cap = rng.choice([200_000, 60, 12])
+    limit = Limit(seconds=None, states=cap)
+    inf = Influence(p, a, system) if a.solutions is not None else None
+    structures = list(inf.scan()) if inf is not None else []
+    for cell in rng.sample(list(a.unknown), min(6, len(a.unknown))):
+        if inf is not None:
+            structures.extend(s for _, s in inf._around(cell))
+    extras = [[]] + [
+        [((m,), 1, -1) for m in (*s.missing, *s.mines)] + [((c,), 0, -1) for c in s.safe] for s in structures
+    ]
+    for extra in extras[:12]:
+        sys2 = System(system.unknown, [*system.constraints, *extra], system.mines_left, system.known_mines)
+        want = _count_or_error(lambda s: solve_system(s, limit, approximate=False).solutions or 0, sys2)
+        assert _count_or_error(lambda s: count_layouts(s, cap, cache), sys2) == want

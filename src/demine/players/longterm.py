@@ -27,10 +27,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from demine.analysis import Analysis, Limit
-from demine.analysis.constraints import System
-from demine.analysis.exact import solve_system
+from demine.analysis.constraints import System, components
+from demine.analysis.exact import PAIR_BOXES, PAIR_WIDTH, CountCache, _count_cached, _width
 from demine.analysis.order import OverBudget
 from demine.analysis.result import Pace
+from demine.analysis.rules import Propagator
+from demine.analysis.totals import off_weights, prefix_products
 from demine.engine.position import COVERED, Position
 from demine.errors import InconsistentPosition
 
@@ -89,6 +91,7 @@ class Influence:
         # known mines: proven ones and trusted flags (a doubted flag is an unknown like any other)
         self._known = a.mines | a.known_mines
         self._tally: dict[Structure, int] = {}
+        self._counts: CountCache = {}  # the tallies' component counts (most are shared)
         self._enablers: dict[int, int] | None = None
         self._scan: list[Structure] | None = None
 
@@ -210,12 +213,11 @@ class Influence:
             extra = [((m,), 1, -1) for m in (*s.missing, *s.mines)] + [((c,), 0, -1) for c in s.safe]
             sys = self.system
             try:
-                a = solve_system(
+                got = count_layouts(
                     System(sys.unknown, [*sys.constraints, *extra], sys.mines_left, sys.known_mines),
-                    COUNT_LIMIT,
-                    approximate=False,
+                    COUNT_LIMIT.states,
+                    self._counts,
                 )
-                got = a.solutions or 0
             except (InconsistentPosition, OverBudget):  # never formed, or too many to count
                 got = 0
             self._pace.done()
@@ -284,3 +286,37 @@ class Influence:
         """``(layouts where cell is safe + credit_weight x credit) / layouts``."""
         mines, total = self._mine_tally(cell)
         return (total - mines + self.credit_weight * self.credit(cell)) / total
+
+
+def count_layouts(system: System, state_cap: int, cache: CountCache) -> int:
+    """The count of layouts of ``system``: the ``solutions`` of
+    :func:`~demine.analysis.exact.solve_system` without a time limit, by the same steps (the same
+    rules, components and counts, so the same :class:`OverBudget` past ``state_cap`` stored
+    states), without the probabilities; the components' counts are kept in ``cache``. Raises
+    :class:`InconsistentPosition` when no layout is left."""
+    prop = Propagator(system.constraints, system.describe, system.flag_note)
+    prop.run_numbers()
+    comps = components(prop.remaining())
+    if any(len(c.boxes) >= PAIR_BOXES and _width(c) >= PAIR_WIDTH for c in comps):
+        prop.run_all()  # (as solve_system: the pair rule first shrinks a wide frontier)
+        comps = components(prop.remaining())
+    decided = prop.decided
+    placed = {c for comp in comps for box in comp.boxes for c in box}
+    n_frontier = len(placed)
+    placed.update(decided)
+    n_off = sum(1 for c in system.unknown if c not in placed)
+    left = system.mines_left
+    if left is not None:
+        left -= sum(decided.values())
+        if left < 0:
+            raise InconsistentPosition("the numbers need more mines than are left", (), mine_count=True)
+    polys = [_count_cached(c, n_frontier if left is None else left, None, state_cap, cache).W for c in comps]
+    if left is None:  # (the count solve_system gives without a mine total)
+        z = 1 << n_off
+        for W in polys:
+            z *= sum(W)
+    else:
+        z = off_weights(prefix_products(polys)[-1], n_off, left)[1]
+    if not z:
+        raise InconsistentPosition("these numbers cannot all hold", ())
+    return z
