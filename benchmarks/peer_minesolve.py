@@ -466,7 +466,8 @@ def plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
         import matplotlib.pyplot as plt
     except ImportError:
         raise SystemExit("--plot needs matplotlib: pip install 'demine[plot]'") from None
-    fig, ax = plt.subplots(figsize=(7, 4.2), dpi=110)
+    fig, ax = plt.subplots(figsize=(8, 4.8), dpi=110)
+    placed: list[Any] = []  # the labels' boxes so far, in display units
     for r in rows:
         peer = r["player"].startswith("minesolve")
         rate, (lo, hi) = 100 * r["win_rate"], r["ci95"]
@@ -480,21 +481,38 @@ def plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
             capsize=3,
         )
         ax.plot([r["ms_median"], r["ms_p99"]], [rate, rate], color=colour, alpha=0.3, lw=4)
-        ax.annotate(
-            f"{r['player']} ({r['games']:,})",
-            (r["ms_mean"], rate),
-            xytext=(5, -11 if peer else 5),  # the peer's labels below, demine's above
-            textcoords="offset points",
-            fontsize=8,
-        )
     ax.set_xscale("log")
     ax.set_xlabel("ms a game (marker: mean; band: median to p99)")
     ax.set_ylabel("win rate, % (95% CI)")
     ax.set_title(title, fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
+    ax.set_xlim(*ax.get_xlim())  # the scale and layout are final: labels are placed on them
+    ax.set_ylim(*ax.get_ylim())
     fig.tight_layout()
+    for r in rows:
+        at = (r["ms_mean"], 100 * r["win_rate"])
+        text = f"{r['player']} ({r['games']:,})"
+        placed.append(_label(fig, ax, text, at, r["player"].startswith("minesolve"), placed))
     fig.savefig(path)
     plt.close(fig)
+
+
+def _label(fig: Any, ax: Any, text: str, at: tuple[float, float], peer: bool, placed: list[Any]) -> Any:
+    """Write ``text`` beside the point ``at`` where it overlaps no label placed before (the peer's
+    labels first below the point, demine's above); its box, to be added to ``placed``."""
+    east, west = "left", "right"  # (the text's alignment: it starts, or ends, at the point)
+    tries = [(5, -11, east), (5, 5, east), (-5, -11, west), (-5, 5, west), (5, -22, east), (5, 16, east)]
+    if not peer:
+        tries[0], tries[1] = tries[1], tries[0]
+    for dx, dy, align in tries:
+        note = ax.annotate(text, at, xytext=(dx, dy), textcoords="offset points", fontsize=8, ha=align)
+        box = note.get_window_extent(renderer=fig.canvas.get_renderer())
+        if not any(box.overlaps(other) for other in placed):
+            return box
+        note.remove()
+    dx, dy, align = tries[0]  # (no free place: the first, overlapping)
+    note = ax.annotate(text, at, xytext=(dx, dy), textcoords="offset points", fontsize=8, ha=align)
+    return note.get_window_extent(renderer=fig.canvas.get_renderer())
 
 
 # ---------------------------------------------------------------------------------------- rules

@@ -82,3 +82,45 @@ def test_a_run_pairs_records_and_resumes(
     again = json.loads((tmp_path / "out.json").read_text())
     assert again["players"] == first["players"]
     assert "minesolve-d1" in capsys.readouterr().out
+
+
+def test_the_plot_keeps_labels_of_close_points_apart(peer: ModuleType, tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    ax.set_xscale("log")
+    ax.set_xlim(1, 100)
+    ax.set_ylim(35, 45)
+    placed: list[object] = []
+    # four players at nearly the same point: each label must find its own place
+    for i, name in enumerate(["minesolve-d1", "fast", "fast(two_step=False)", "minesolve-d2"]):
+        at = (3.0 + 0.1 * i, 39.0 + 0.05 * i)
+        placed.append(peer._label(fig, ax, f"{name} (8,000)", at, name.startswith("minesolve"), placed))
+    assert all(not a.overlaps(b) for i, a in enumerate(placed) for b in placed[i + 1 :])  # type: ignore[attr-defined]
+    plt.close(fig)
+    rows = [
+        {
+            "player": "fast",
+            "games": 10,
+            "win_rate": 0.4,
+            "ci95": (0.3, 0.5),
+            "ms_mean": 8.0,
+            "ms_median": 6.0,
+            "ms_p99": 30.0,
+        },
+        {
+            "player": "minesolve-d1",
+            "games": 10,
+            "win_rate": 0.39,
+            "ci95": (0.3, 0.5),
+            "ms_mean": 3.0,
+            "ms_median": 2.0,
+            "ms_p99": 19.0,
+        },
+    ]
+    peer.plot(rows, tmp_path / "frontier.png", "test")
+    assert (tmp_path / "frontier.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
