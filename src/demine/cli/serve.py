@@ -95,9 +95,9 @@ def add_serve(sub: Any) -> None:
     p.add_argument(
         "--http",
         choices=("auto", "h11", "httptools"),
-        default="h11",
-        help="the HTTP/1.1 parser: h11 (pure Python, the default), httptools (in C: pip install "
-        "httptools) or auto (httptools when installed); the same guards on each",
+        default="auto",
+        help="the HTTP/1.1 parser: httptools (in C, part of the web extra), h11 (pure Python) or "
+        "auto (the default: httptools when installed, else h11); the same guards on each",
     )
     p.add_argument(
         "--refusal-delay",

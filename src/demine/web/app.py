@@ -462,7 +462,7 @@ def serve(
     workers: int | None = None,
     limits: ServeLimits | None = None,
     processes: int = 1,
-    http: str = "h11",
+    http: str = "auto",
 ) -> None:
     """Run the app with uvicorn (blocks until stopped). ``workers``: hint processes (default:
     one per CPU when there are several, else none); ``limits``: what each client may ask;

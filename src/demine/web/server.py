@@ -1,5 +1,7 @@
 """The web game's server processes under uvicorn: what a connection may hold, and processes that
-die with their parent.
+die with their parent. Requests are parsed by httptools (in C) when it is installed, else by h11
+(``serve --http``); the guards below are the same on both (:class:`GuardedHttpTools`,
+:class:`GuardedH11`).
 
 - **A deadline per request**: from a request's first byte (or the connection's opening) to its
   last, at most ``ServeLimits.request_timeout`` seconds; past it the answer is 408 and the
@@ -77,9 +79,9 @@ def _max_open(config: uvicorn.Config, limits: ServeLimits) -> int:
 
 class ServeConfig(uvicorn.Config):
     """uvicorn's settings with the app's :class:`ServeLimits` beside them (pickled to each server
-    process of ``--processes N``, where :class:`GuardedH11` reads them)."""
+    process of ``--processes N``, where the guarded protocol reads them)."""
 
-    def __init__(self, app: Any, limits: ServeLimits, http: str = "h11", **kwargs: Any) -> None:
+    def __init__(self, app: Any, limits: ServeLimits, http: str = "auto", **kwargs: Any) -> None:
         super().__init__(app, http=protocol(http), proxy_headers=False, **kwargs)
         self.limits = limits
 
@@ -362,7 +364,7 @@ def die_with_parent(parent: int, sig: int = signal.SIGKILL) -> None:
 
 
 def run(
-    app: Any, limits: ServeLimits, host: str, port: int, processes: int = 1, http: str = "h11", **kwargs: Any
+    app: Any, limits: ServeLimits, host: str, port: int, processes: int = 1, http: str = "auto", **kwargs: Any
 ) -> None:
     """Serve ``app`` (with ``processes`` > 1: an import string of a factory) with uvicorn, under
     the guarded protocol of ``http`` (:func:`protocol`); blocks until stopped."""
