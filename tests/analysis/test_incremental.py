@@ -4,6 +4,7 @@ shared, is exactly the analysis of that position made from scratch."""
 from __future__ import annotations
 
 import random
+from fractions import Fraction
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -30,9 +31,14 @@ def _check(frame: Frame, after: Position, cell: int) -> Frame | None:
             frame.after(after, cell).analysis()
         return None
     derived = frame.after(after, cell)
+    # the lowest chance of a mine and the count first (the look-ahead's order), the analysis
+    # after them on the same frame, and the survival of another frame of the same position
+    z, n, d = derived.lowest()
+    assert (z, Fraction(n, d)) == (want.solutions, want.min_probability())
+    assert (n == 0) == bool(want.safe)
     got = derived.analysis()
     _same(got, want)
-    assert derived.survival() == (want.solutions, survive_one(want))
+    assert frame.after(after, cell).survival() == (want.solutions, survive_one(want))
     return derived
 
 

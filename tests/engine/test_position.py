@@ -64,3 +64,27 @@ def test_parse_errors_name_line_and_column(text: str, line: int, column: int, me
 def test_no_rows_is_an_error() -> None:
     with pytest.raises(PositionSyntaxError, match="no rows"):
         Position.from_text("# only a comment\n")
+
+
+@given(positions(), st.data())
+def test_a_copy_with_one_cell_changed_is_the_position_made_in_full(p: Position, data: st.DataObject) -> None:
+    # with_state skips the full check of the constructor: the copy must still be the same value
+    # (fields, equality, hash), and a state out of range must still be refused
+    from demine.errors import SizeError
+
+    cell = data.draw(st.integers(0, p.cells - 1))
+    state = data.draw(st.integers(0, FLAG))
+    b = bytearray(p.states)
+    b[cell] = state
+    want = Position(p.width, p.height, bytes(b), p.mines)
+    got = p.with_state(cell, state)
+    assert (got.width, got.height, got.states, got.mines) == (
+        want.width,
+        want.height,
+        want.states,
+        want.mines,
+    )
+    assert got == want and hash(got) == hash(want)
+    assert p.with_state(cell, p.states[cell]) == p
+    with pytest.raises(SizeError, match=f"cell {cell} has state 11"):
+        p.with_state(cell, FLAG + 1)

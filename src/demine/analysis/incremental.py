@@ -121,6 +121,7 @@ class Frame:
 
     __slots__ = (
         "_part_of",
+        "_weighed",
         "cache",
         "decided",
         "known_mines",
@@ -166,6 +167,7 @@ class Frame:
         self.shapes = shapes
         """Component structures already met in the search."""
         self._part_of: dict[int, Part] | None = None
+        self._weighed: tuple[int, int, list[list[int]]] | None = None
 
     @classmethod
     def root(
@@ -336,7 +338,12 @@ class Frame:
     def _weigh(self, deadline: float | None) -> tuple[int, int, list[list[int]]]:
         """Over all layouts: the weight of those with a mine on one given cell off the frontier,
         the count of layouts, and per part each box's weighted mine count (raises
-        :class:`InconsistentPosition` when no layout is left)."""
+        :class:`InconsistentPosition` when no layout is left); made once per frame."""
+        if self._weighed is None:
+            self._weighed = self._weigh_now(deadline)
+        return self._weighed
+
+    def _weigh_now(self, deadline: float | None) -> tuple[int, int, list[list[int]]]:
         left = self.mines_left - sum(self.decided.values())
         n_off = len(self.off)
         parts = self.parts
@@ -353,23 +360,31 @@ class Frame:
         proven safe cell or no cell left that could be safe, else one minus the lowest chance of
         a mine (as ``Analysis.min_probability`` gives it, as a float), without the analysis's
         table of every cell."""
+        z, n, d = self.lowest(deadline)
+        return z, 1.0 if n == 0 or n == d else 1.0 - n / d
+
+    def lowest(self, deadline: float | None = None) -> tuple[int, int, int]:
+        """The frame's count of layouts and its lowest chance of a mine as ``(numerator,
+        denominator)``: the value of its analysis's ``min_probability`` (0 when a cell is proven
+        safe; 1 when every covered cell is a mine), without the analysis's table of every cell.
+        Raises as :meth:`analysis` does."""
         num, z, weighed = self._weigh(deadline)
         if 0 in self.decided.values():
-            return z, 1.0
+            return z, 0, 1
         best_n, best_d = 1, 1
         for p, M in zip(self.parts, weighed, strict=True):
             for m, cells in zip(M, p.counted.comp.boxes, strict=True):
                 if m == 0:
-                    return z, 1.0
+                    return z, 0, 1
                 d = len(cells) * z
                 if m * best_d < best_n * d:
                     best_n, best_d = m, d
         if self.off:
             if num == 0:
-                return z, 1.0
+                return z, 0, 1
             if num * best_d < best_n * z:
                 best_n, best_d = num, z
-        return z, 1.0 if best_n == best_d else 1.0 - best_n / best_d
+        return z, best_n, best_d
 
     def analysis(self, deadline: float | None = None) -> Analysis:
         """The frame's analysis: exact probabilities (what :func:`solve_system` gives on its

@@ -246,10 +246,20 @@ class Position:
         return Position(self.width, self.height, self.states, mines)
 
     def with_state(self, cell: int, state: int) -> Position:
-        """A copy with one cell changed."""
+        """A copy with one cell changed. Only the new state is checked (the rest was checked when
+        this position was made): a search makes many such copies, and the full check of the
+        dataclass's constructor was most of their cost."""
         b = bytearray(self.states)
         b[cell] = state
-        return Position(self.width, self.height, bytes(b), self.mines)
+        if not 0 <= state <= FLAG:
+            raise SizeError(f"cell {cell % len(b)} has state {state}, not one of 0-10")
+        out = Position.__new__(Position)
+        setattr_ = object.__setattr__  # (the fields of a frozen dataclass)
+        setattr_(out, "width", self.width)
+        setattr_(out, "height", self.height)
+        setattr_(out, "states", bytes(b))
+        setattr_(out, "mines", self.mines)
+        return out
 
     def without_flags(self) -> Position:
         """A copy with every flag taken back to covered (for when flags are only the player's

@@ -49,9 +49,11 @@ from demine.players.longterm import Influence
 RankKey = tuple[Fraction, int, Fraction, int, int]
 #: The deeper ranking's winner so far: its cell, its chance to survive three reveals, its depth-2 key
 Leader = tuple[int, float, RankKey]
-#: One number a candidate could show: its count of layouts, the analysis and the position after
-#: (its :class:`~demine.analysis.incremental.Frame` when the outcome was derived from one).
-Outcome = tuple[int, Analysis, Position | Frame]
+#: One number a candidate could show: its count of layouts, the safety of the best next guess
+#: (exact), the chance to survive one more reveal (:func:`survive_one`), the analysis and the
+#: position after (its :class:`~demine.analysis.incremental.Frame` when the outcome was derived
+#: from one: its analysis is then None, made from the frame only when it is needed).
+Outcome = tuple[int, Fraction, float, Analysis | None, Position | Frame]
 
 
 def _outcomes(
@@ -89,9 +91,9 @@ def _outcomes(
         try:
             if isinstance(system, Frame):
                 frame = system.after(after, cell, deadline)
-                a = frame.analysis(deadline)
-                if a.solutions:
-                    out.append((a.solutions, a, frame))
+                z, n, d = frame.lowest(deadline)  # (z > 0: no layout left raises)
+                safety = Fraction(1) if n == 0 else 1 - Fraction(n, d)
+                out.append((z, safety, 1.0 if n == 0 or n == d else 1.0 - n / d, None, frame))
                 continue
             if system is None:
                 a = analyze(after, limit=budget)
@@ -105,9 +107,9 @@ def _outcomes(
         finally:
             pace.done()
         if a.approximate:
-            out.append((1, a, after))
+            out.append((1, Fraction(0), 0.0, a, after))
         elif a.solutions:
-            out.append((a.solutions, a, after))
+            out.append((a.solutions, _best_safety(a), survive_one(a), a, after))
     return out
 
 
@@ -309,11 +311,11 @@ def _outcomes_pruned(
     None when an analysis ran past its budget (``deadline``, see :func:`_outcomes`) or the
     candidate cannot beat ``beat`` any more."""
     found = _outcomes(position, cell, limit, system, cache, deadline)
-    if found is None or any(o.approximate for _, o, _ in found):
+    if found is None or any(o is not None and o.approximate for _, _, _, o, _ in found):
         return None
     if kept is not None:
         kept.extend(found)
-    outs = [(n, _best_safety(o)) for n, o, _ in found]
+    outs = [(n, safety) for n, safety, _, _, _ in found]
     total = sum(n for n, _ in outs)
     if not total:
         return None
@@ -354,19 +356,32 @@ def _survive_two(
             return found
         total, weighted = found
         return weighted / total if total else 1.0
-    st = position.states
     ratios = a.ratios
-    cells = [c for c, nd in ratios.items() if nd[0] != nd[1] and st[c] == COVERED]
     zero_key = zero_chance_keys(position)
     n_nb = neighbour_counts(position.width, position.height)
     front: list[tuple[Ratio, int, int]] = []
     off: tuple[int, int] | None = None
     off_p: Ratio | None = None
-    for c, near in zip(cells, touches_revealed(position, cells), strict=True):
-        if near:
-            front.append((ratios[c], zero_key(c), c))
-        elif off is None or (n_nb[c], c) < off:  # off the frontier every neighbour is hidden
-            off, off_p = (n_nb[c], c), ratios[c]
+    if isinstance(system, Frame):
+        # the frame's parts hold the frontier's cells no rule decided (a cell in a constraint
+        # touches its number), its off cells the others; the rules' cells are safe or mines
+        for part in system.parts:
+            for c in part.cells:
+                nd = ratios[c]
+                if nd[0] != nd[1]:
+                    front.append((nd, zero_key(c), c))
+        if system.off:
+            nd = ratios[system.off[0]]  # (one chance for them all)
+            if nd[0] != nd[1]:
+                off, off_p = min((n_nb[c], c) for c in system.off), nd
+    else:
+        st = position.states
+        cells = [c for c, nd in ratios.items() if nd[0] != nd[1] and st[c] == COVERED]
+        for c, near in zip(cells, touches_revealed(position, cells), strict=True):
+            if near:
+                front.append((ratios[c], zero_key(c), c))
+            elif off is None or (n_nb[c], c) < off:  # off the frontier every neighbour is hidden
+                off, off_p = (n_nb[c], c), ratios[c]
     if not front and off is None:
         return 1.0  # every covered cell is a mine: won
     front.sort(key=lambda t: (a.probability(t[2]), t[1], t[2]))
@@ -417,10 +432,10 @@ def _reveal_worth(
         weights, total = scaled([n for n, _ in found])
         return total, sum(w * s for w, (_, s) in zip(weights, found, strict=True))
     outs = _outcomes(position, cell, Limit(), system, cache, deadline)
-    if outs is None or any(o.approximate for _, o, _ in outs):
+    if outs is None or any(o is None or o.approximate for _, _, _, o, _ in outs):
         return None
-    weights, total = scaled([n for n, _, _ in outs])
-    return total, sum(w * survive_one(o) for w, (_, o, _) in zip(weights, outs, strict=True))
+    weights, total = scaled([n for n, _, _, _, _ in outs])
+    return total, sum(w * s for w, (_, _, s, _, _) in zip(weights, outs, strict=True))
 
 
 def _three_guesses(
@@ -449,27 +464,29 @@ def _three_guesses(
         best_v = -1.0 if best is None else best[1] - TIE
         if float(key[0]) < best_v:
             break
-        if not any(n for n, _, _ in found):
+        if not any(t[0] for t in found):
             continue
         # outcomes with the most layouts first; the rest's two-guess worth bounds what is left
         found = sorted(found, key=lambda t: -t[0])
-        weights, total = scaled([n for n, _, _ in found])
-        rest = sum(w * survive_one(o) for w, (_, o, _) in zip(weights, found, strict=True))
+        weights, total = scaled([t[0] for t in found])
+        rest = sum(w * t[2] for w, t in zip(weights, found, strict=True))
         acc = 0.0
         pruned = False
-        for n, (_, o, after) in zip(weights, found, strict=True):
-            rest -= n * survive_one(o)
+        for n, (_, _, s1, o, after) in zip(weights, found, strict=True):
+            rest -= n * s1
             if not pace.fits():
                 return None
             if isinstance(after, Frame):
                 base: System | Frame = after
+                if o is None:  # (its counts are kept: nothing is counted again)
+                    o = after.analysis(deadline)
                 after = after.position
             else:
                 try:
                     base = system_after(system, after, cell)
                 except InconsistentPosition:
                     continue
-
+            assert o is not None  # (an outcome without a frame has its analysis)
             # (the test below, with an upper bound of v2: when it drops the candidate, so does v2)
             drops = dropper(safe_c, acc, n, rest, total, best_v)
             v2 = _survive_two(after, o, base, cache, deadline, inner, drops)
