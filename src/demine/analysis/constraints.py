@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import compress
 
+from demine.engine.lanes import cell_numbers
 from demine.engine.position import (
     COVERED,
     COVERED_MASK,
@@ -100,7 +101,7 @@ def _finish(
     """The System of a position, given its constraints (in cell order)."""
     states = position.states
     # cells picked by a byte mask at C speed (this runs at every decision of a game)
-    cells = range(len(states))
+    cells = cell_numbers(len(states))
     unknown = list(compress(cells, states.translate(COVERED_MASK if trust_flags else HIDDEN_MASK)))
     known = frozenset(compress(cells, states.translate(FLAG_MASK))) if trust_flags else frozenset()
 

@@ -12,6 +12,7 @@ A count is at most 9 (a cell and its 8 neighbours), so the lanes never carry int
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 
 #: 1 for a count above 0, for :meth:`bytes.translate`.
@@ -39,3 +40,15 @@ def neighbour_sums(width: int, height: int, marks: bytes) -> bytes:
     col = x + (x >> row) + ((x << row) & every)  # the cell, above and below it
     total = col + ((col >> 8) & not_last) + ((col << 8) & not_first)
     return (total - x).to_bytes(n, "little")
+
+
+@lru_cache(maxsize=8)
+def _numbers(n: int) -> tuple[int, ...]:
+    return tuple(range(n))
+
+
+def cell_numbers(n: int) -> Sequence[int]:
+    """The cells ``0 .. n - 1``, to pick cells by a mask with :func:`itertools.compress`: a kept
+    tuple of them on a board of at most 65,536 cells (a ``range`` makes a new number object for
+    every cell, picked or not: twice the time), else a ``range``."""
+    return _numbers(n) if n <= 65536 else range(n)

@@ -14,7 +14,7 @@ from typing import Any, Final, Literal
 from demine.analysis import Analysis
 from demine.engine.game import Move
 from demine.engine.grid import geometry
-from demine.engine.lanes import NONZERO, neighbour_sums
+from demine.engine.lanes import NONZERO, cell_numbers, neighbour_sums
 from demine.engine.position import COVERED, COVERED_MASK, FLAG_MASK, HIDDEN_MASK, Position
 from demine.errors import IllegalMove
 
@@ -237,7 +237,7 @@ def two_step_move(position: Position, a: Analysis) -> BestMove:
             plain = False
     if not seen:
         raise IllegalMove("no covered cell left to open")
-    for f in compress(range(n), st.translate(FLAG_MASK)):
+    for f in compress(cell_numbers(n), st.translate(FLAG_MASK)):
         mine[f] = 1.0
     second = max(second, 0.0)
     plain = plain and st.count(COVERED) == seen
@@ -305,7 +305,8 @@ def _two_step_best(
                 away = 0
         else:
             away = 0
-        weigh = [c for c in compress(range(n), (cov & ~away).to_bytes(n, "little")) if owns[c] >= floor]
+        rest = compress(cell_numbers(n), (cov & ~away).to_bytes(n, "little"))
+        weigh = [c for c in rest if owns[c] >= floor]
     for c, s in sorted([(c, owns[c]) for c in weigh], key=itemgetter(1), reverse=True):
         if s < top:
             break
@@ -401,7 +402,7 @@ def progress_chance(position: Position, cell: int, mine: list[float]) -> float:
     # the numbers next to those cells, each as (cells in common, its own other cells, mines left)
     mine_set = set(around)
     seen: set[int] = set()
-    pairs: list[tuple[int, int, int]] = []
+    pairs: set[tuple[int, int, int]] = set()  # numbers that see alike count once: any one decides
     for d in around:
         for r in nb(d):
             v = st[r]
@@ -419,7 +420,7 @@ def progress_chance(position: Position, cell: int, mine: list[float]) -> float:
                     inside += 1
                 else:
                     other += 1
-            pairs.append((inside, other, left))
+            pairs.add((inside, other, left))
     size = len(around)
     # the counts the shown numbers allow (each number's mines left, less its other cells, must
     # lie among the shared cells; the shared cells hold no more than it has left): the others
@@ -432,13 +433,17 @@ def progress_chance(position: Position, cell: int, mine: list[float]) -> float:
     if mass <= 0.0:
         return 0.0
     gain = dist[0] if lo_x == 0 else 0.0  # a zero opens every neighbour
+    # per number: the new number's cells that it does not see, its own other cells, its mines
+    # left, and the fewest mines the shared cells hold whatever the new number shows
+    sides = [(size - inside, other, left, max(0, left - other)) for inside, other, left in pairs]
     for x in range(max(1, lo_x), hi_x + 1):
         w = dist[x]
         if w <= 0.0:
             continue
-        for inside, other, left in pairs:
-            outside = size - inside  # the new number's cells that the old one does not see
-            lo = max(0, x - outside, left - other)  # fewest mines the shared cells can hold
+        for outside, other, left, least in sides:
+            lo = x - outside  # fewest mines the shared cells can hold
+            if lo < least:
+                lo = least
             if (other and lo >= left) or (outside and lo >= x):
                 gain += w
                 break
