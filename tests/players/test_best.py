@@ -442,7 +442,8 @@ def test_trying_the_pair_rule_first_changes_no_guess(player: str, monkeypatch: p
         )
         if player == "fast":
             real = play._decide
-            monkeypatch.setattr(play, "_decide", lambda *args: real(*args[:4], on))
+            # (fast's count then starts from the pair rule's work: from_rules, kept)
+            monkeypatch.setattr(play, "_decide", lambda *args, **kw: real(*args[:4], on, **kw))
         out = []
         for spec in generated_specs(16, 16, 40, "safe", None, 12, "pairfirst"):
             g = play_game(spec, spec_player, keep_record=True).game

@@ -265,6 +265,7 @@ def solve_system(
     explain: bool = True,
     cache: CountCache | None = None,
     approximate: bool = True,
+    rules: Propagator | None = None,
 ) -> Analysis:
     """Analyse a constraint system exactly (or approximately, past ``limit``). Without
     ``explain``, an impossible system raises :class:`InconsistentPosition` without looking for
@@ -272,10 +273,14 @@ def solve_system(
     ``cache`` keeps each component's count by its structure, so that related systems (the
     outcomes of one look-ahead, which differ in one component) count the others once. Without
     ``approximate``, past the limit :class:`~demine.analysis.order.OverBudget` is raised instead
-    of an approximation being made (for callers that would throw it away)."""
+    of an approximation being made (for callers that would throw it away). ``rules``: a
+    :class:`Propagator` of this very system whose rules already ran without a conflict (a
+    player's pair rule before the count): the count starts from the cells they decided. The same
+    chances, safe cells, mines and solutions (a decided cell is so in every layout); the pairs of
+    ``ratios`` may be written with other (equal) numbers."""
     t0 = time.perf_counter()
     limit = limit or Limit()
-    prop = Propagator(system.constraints, system.describe, system.flag_note)
+    prop = rules if rules is not None else Propagator(system.constraints, system.describe, system.flag_note)
     try:
         return _solve(system, limit, density, explain, cache, t0, prop)
     except OverBudget:  # past the deadline (the ordering, a count, a convolution) or the states

@@ -127,6 +127,9 @@ class Follower:
     def __init__(self) -> None:
         self.tracker = SystemTracker()
         self.local: LocalEngine | None = None
+        self.rules: Propagator | None = None
+        """The pair rule's last run, when it ended without a conflict and proved no safe cell:
+        ``fast``'s count starts from it (``solve_system``'s ``rules``)."""
         self.pair_open: set[int] | None = None
         """The labels of constraints whose components the pair rule must look at again though
         they did not change (it decided cells there last time), beside those that changed; None
@@ -184,6 +187,7 @@ def _pair_safe(system: System, follower: Follower | None = None) -> Decision | N
     run on the whole system: speed only)."""
     again: set[int] | None = None
     if follower is not None:
+        follower.rules = None
         again = follower.tracker.take_changed()
         if again is not None and follower.pair_open is not None:
             again |= follower.pair_open
@@ -203,6 +207,8 @@ def _pair_safe(system: System, follower: Follower | None = None) -> Decision | N
         label, cell_cons = prop.label, prop.cell_cons
         follower.pair_open = {label[i] for c in decided for i in cell_cons.get(c, ())}
     if all(decided.values()):
+        if follower is not None:
+            follower.rules = prop
         return None  # no safe cell proven
     return _proven((c for c, v in decided.items() if not v), (c for c, v in decided.items() if v))
 
@@ -218,11 +224,14 @@ def _decide(
     guess: Callable[[Analysis, System | None], BestMove],
     follower: Follower,
     pair_first: bool = True,
+    from_rules: bool = False,
 ) -> Decision:
     """The shared turn of ``best`` and ``fast``: what single numbers prove, else (with
     ``pair_first``) what the pair rule proves, else the full analysis's safe cells, else
     ``guess``; proven mines are flagged along the way. The pair rule proves most of what the
-    count would, at a fraction of the cost: speed only (see :func:`_quick_safe`)."""
+    count would, at a fraction of the cost: speed only (see :func:`_quick_safe`). With
+    ``from_rules`` (``fast``) the count starts from what the pair rule decided (the same
+    chances)."""
     quick = _quick_safe(position, follower)
     if quick is not None:
         return quick
@@ -230,11 +239,15 @@ def _decide(
         system: System | None = follower.tracker.system(position)
     except InconsistentPosition:
         system = None  # the full analysis reports it
+    rules = None
     if pair_first and system is not None:
         pair = _pair_safe(system, follower)
         if pair is not None:
             return pair
-    a = analyze(position, limit=limit) if system is None else solve_system(system, limit)
+        if from_rules:
+            rules = follower.rules
+        follower.rules = None
+    a = analyze(position, limit=limit) if system is None else solve_system(system, limit, rules=rules)
     if a.safe:
         return _proven(a.safe, a.mines)
     bm = guess(a, system)
@@ -292,7 +305,7 @@ class FastPlayer:
         if position.cells > LOCAL_CELLS:
             return self._local_decide(position)
         pick = two_step_move if self.settings.two_step else safest_move
-        return _decide(position, self.limit, lambda a, _: pick(position, a), self.follower)
+        return _decide(position, self.limit, lambda a, _: pick(position, a), self.follower, from_rules=True)
 
     def _local_decide(self, position: Position) -> Decision:
         return local_decide(self.follower.engine(position))
