@@ -15,7 +15,15 @@ from demine.analysis import Analysis, analyze
 from demine.bench import generated_specs, run_games
 from demine.engine.position import COVERED
 from demine.players.best import FastPlayer
-from demine.players.best.moves import _near, progress_chance, safest_move, two_step_move, zero_chance_keys
+from demine.players.best.moves import (
+    _away_best,
+    _near,
+    progress_chance,
+    safest_move,
+    touches_revealed,
+    two_step_move,
+    zero_chance_keys,
+)
 from demine.players.best.settings import FastSettings
 
 EXPERT = generated_specs(30, 16, 99, "safe", None, 6, "fast-settings")
@@ -109,6 +117,86 @@ def test_the_two_step_guess_is_the_best_score_of_every_covered_cell() -> None:
         assert got == expected or scores[got] == pytest.approx(top, abs=1e-12)
         checked += 1
     assert checked >= 5
+
+
+def _plain_pick(position: Position, a: Analysis) -> int:
+    """The two-step guess cell by cell, each product of neighbour safeties taken one by one: the
+    rule as first written (before the cells away from the numbers were weighed together)."""
+    st = position.states
+    nb = position.geometry.neighbours
+    safety = [1.0] * position.cells
+    mine = [0.0] * position.cells
+    own: dict[int, float] = {}
+    for c, (num, den) in a.ratios.items():
+        s = 1.0 - num / den if num else 1.0
+        if num != den:
+            safety[c] = s
+        if st[c] == COVERED:
+            own[c] = s
+        mine[c] = 1.0 - s
+    for c in position.flagged_cells():
+        mine[c] = 1.0
+    ranked = sorted(own.values(), reverse=True)
+    best, second = ranked[0], (ranked[1] if len(ranked) > 1 else 0.0)
+    near = _near(position, list(own))
+    scores = {}
+    for c, s in own.items():
+        if s >= best * second:
+            if near[c]:
+                g = progress_chance(position, c, mine)
+            else:
+                zero = prod(safety[d] for d in nb(c))
+                g = 0.0 if zero == 1.0 else zero
+            scores[c] = s * (g + (1.0 - g) * (second if s == best else best))
+    top = max(scores.values())
+    key = zero_chance_keys(position)
+    return min((c for c, v in scores.items() if v == top), key=lambda c: (key(c), c))
+
+
+def test_the_two_step_guess_picks_exactly_what_the_cell_by_cell_score_picks() -> None:
+    # the same floats, not close ones: the cells away from the numbers are weighed by their count
+    # of covered neighbours, which must give each the product it had one by one
+    checked = 0
+    for position, a in _guess_points(5, FastSettings()):
+        assert two_step_move(position, a).move.cell == _plain_pick(position, a)
+        checked += 1
+    assert checked >= 10
+
+
+def test_the_cells_away_from_the_numbers_score_as_one_by_one_to_the_last_bit() -> None:
+    # the premise of weighing them together: same best score, same cells, compared with ==
+    checked = 0
+    for position, a in _guess_points(5, FastSettings()):
+        st = position.states
+        nb = position.geometry.neighbours
+        safety = [1.0] * position.cells
+        own: dict[int, float] = {}
+        for c, (num, den) in a.ratios.items():
+            s = 1.0 - num / den if num else 1.0
+            if num != den:
+                safety[c] = s
+            if st[c] == COVERED:
+                own[c] = s
+        covered = list(own)
+        ranked = sorted(own.values(), reverse=True)
+        best, second = ranked[0], (ranked[1] if len(ranked) > 1 else 0.0)
+        front = dict(zip(covered, touches_revealed(position, covered), strict=True))
+        near = _near(position, covered)
+        away = [c for c in covered if not near[c] and not front[c]]
+        us = {safety[c] for c in covered if not front[c]}
+        if not away or len(us) != 1 or us == {1.0}:
+            continue
+        (u,) = us
+        scores = {}
+        for c in away:
+            zero = prod(safety[d] for d in nb(c))
+            g = 0.0 if zero == 1.0 else zero
+            scores[c] = own[c] * (g + (1.0 - g) * (second if own[c] == best else best))
+        top, tied = _away_best(position, sum(1 << (8 * c) for c in away), u, best, second)
+        assert top == max(scores.values())
+        assert sorted(tied) == sorted(c for c, v in scores.items() if v == top)
+        checked += 1
+    assert checked >= 10
 
 
 def test_away_from_numbers_the_progress_chance_is_the_chance_of_a_zero() -> None:
