@@ -52,6 +52,9 @@ from demine.web.limits import ServeLimits
 #: this many before the first of them is counted, and a refused one holds its file until the
 #: loop's next turn, so the cap keeps twice this many files back.
 BACKLOG = 128
+#: The most bytes a request's line and headers may take (h11 refuses a head over 16 KB; httptools
+#: has no limit of its own); past it the answer is 431 and the connection is closed.
+MAX_HEAD = 64 * 1024
 #: Open files kept back from the connections besides those: the games file and its journal, the
 #: workers' pipes, the logs, the listening socket.
 FILES_RESERVE = 64 + 2 * BACKLOG
@@ -107,6 +110,32 @@ def _raw_answer(status: int, reason: str, error: str, extra: list[tuple[bytes, b
 _OPEN_BY_HOST: weakref.WeakKeyDictionary[Any, Counter[str]] = weakref.WeakKeyDictionary()
 #: Each running server's refused connections held before their answer (see ``refusal_delay``).
 _HELD: weakref.WeakKeyDictionary[Any, set[_Guards]] = weakref.WeakKeyDictionary()
+
+
+class _ClientNoise(logging.Filter):
+    """Drops uvicorn's warnings that any client can cause once a request, in a stream, at no
+    cost: a request h11 cannot parse (answered 400 all the same), and an Upgrade request (no
+    WebSocket here: it is served as plain HTTP). Four connections sending Upgrade requests wrote
+    1 MB of these to the log in 5 s; garbage requests on h11, 263 KB."""
+
+    NOISE = (
+        "Invalid HTTP request received.",
+        "Unsupported upgrade request.",
+        "No supported WebSocket library",
+    )
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (isinstance(record.msg, str) and record.msg.startswith(self.NOISE))
+
+
+_NOISE = _ClientNoise()
+
+
+def _quiet_client_noise() -> None:
+    """Put :class:`_ClientNoise` on uvicorn's error log (once; in each server process)."""
+    logger = logging.getLogger("uvicorn.error")
+    if _NOISE not in logger.filters:
+        logger.addFilter(_NOISE)
 
 
 class _Guards:
@@ -165,6 +194,7 @@ class _Guards:
                 self._refuse(transport)
             return
         self._let_in = True
+        _quiet_client_noise()
         super().__init__(*self._made)  # type: ignore[call-arg]
         super().connection_made(transport)  # type: ignore[misc]
         if host is not None:
@@ -270,20 +300,68 @@ class GuardedHttpTools(_Guards, _HttpTools):  # type: ignore[misc]
     httptools lets through (an HTTP/1.1 request without a Host header). Defined at the module's
     level: ``--processes N`` pickles the settings, this class with them."""
 
+    TOO_LARGE: ClassVar[bytes] = _raw_answer(
+        431,
+        "Request Header Fields Too Large",
+        f"the request's line and headers are over {MAX_HEAD} bytes",
+        [],
+    )
+
+    #: The bytes of the request's head (line and headers) read so far: the parsed pieces, and
+    #: the reads that began and ended inside the head (a header still being read is kept whole by
+    #: httptools); None between requests.
+    _head: int | None = None
+    _head_reads = 0
+
     def _parse(self, data: bytes) -> None:
         # uvicorn's, less its warning in the log for each request it cannot parse: httptools
         # parses a line at a time, so a slowloris's garbage lines came at once, and each logged
         import httptools  # type: ignore[import-not-found, unused-ignore]
 
         self._unset_keepalive_if_required()
+        in_head = self._head is not None
         try:
             self.parser.feed_data(data)
         except httptools.HttpParserUpgrade:
             self._unsupported_upgrade_warning()  # (no WebSocket here: served as plain HTTP)
         except httptools.HttpParserError as e:
-            self.send_400_response(str(e) or "invalid request")
+            if self._head is not None and self._head > MAX_HEAD:
+                self._too_large()
+            else:
+                self.send_400_response(str(e) or "invalid request")
+            return
+        if in_head and self._head is not None:
+            self._head_reads += len(data)
+            if self._head_reads > MAX_HEAD:
+                self._too_large()
+
+    def _too_large(self) -> None:
+        # (h11 refuses a head over 16 KB; httptools has no such limit: 100 MB of header lines
+        # sent in 10 s took the server to 2 GB)
+        self._disarm()
+        if self.cycle is None or self.cycle.response_complete:
+            self.transport.write(self.TOO_LARGE)
+        self.transport.close()
+
+    def _count(self, n: int) -> None:
+        self._head = (self._head or 0) + n
+        if self._head > MAX_HEAD:
+            raise ValueError("the request's head is too large")  # (the parse stops)
+
+    def on_message_begin(self) -> None:
+        self._head, self._head_reads = 0, 0
+        super().on_message_begin()
+
+    def on_url(self, url: bytes) -> None:
+        self._count(len(url))
+        super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._count(len(name) + len(value) + 4)
+        super().on_header(name, value)
 
     def on_headers_complete(self) -> None:
+        self._head = None
         if self.parser.get_http_version() == "1.1" and not any(k == b"host" for k, _ in self.headers):
             # (raised in the parser's callback: the parse stops, and the protocol answers 400)
             raise ValueError("missing Host header")
