@@ -1,3 +1,5 @@
+import pickle
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -23,6 +25,15 @@ def test_text_round_trips(p: Position) -> None:
 @given(positions())
 def test_repr_evaluates_back_to_the_same_position(p: Position) -> None:
     assert eval(repr(p)) == p
+
+
+@given(positions())
+def test_a_position_crosses_to_another_process_by_pickle(p: Position) -> None:
+    # (the compiled build refused this: FrozenInstanceError when pickle set the fields)
+    for protocol in (2, pickle.HIGHEST_PROTOCOL):
+        back = pickle.loads(pickle.dumps(p, protocol))
+        assert back == p and type(back) is Position and hash(back) == hash(p)
+    assert pickle.loads(pickle.dumps(p.with_state(0, COVERED))) == p.with_state(0, COVERED)
 
 
 def test_lenient_reading_accepts_the_other_spellings() -> None:

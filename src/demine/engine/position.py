@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from demine.engine.grid import Geometry, check_dimensions, geometry
 from demine.errors import PositionSyntaxError, SizeError
@@ -260,6 +260,12 @@ class Position:
         setattr_(out, "states", bytes(b))
         setattr_(out, "mines", self.mines)
         return out
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its constructor's arguments (checked again when read). The compiled build's
+        class has no slots for pickle to fill: its default way set each field and met the frozen
+        dataclass's refusal (FrozenInstanceError), so positions could not cross to a process."""
+        return (Position, (self.width, self.height, self.states, self.mines))
 
     def without_flags(self) -> Position:
         """A copy with every flag taken back to covered (for when flags are only the player's
