@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Final
+from typing import Any, Final
 
+from demine.engine.pickling import by_fields
 from demine.errors import SizeError
 
 #: The largest side a board may have. 1000x1000 boards are supported; beyond 2000 a side is
@@ -36,6 +37,10 @@ class Preset:
     """Rows."""
     mines: int
     """Number of mines."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its constructor's arguments (see :mod:`demine.engine.pickling`)."""
+        return by_fields(self)
 
 
 PRESETS: dict[str, Preset] = {

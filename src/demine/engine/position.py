@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from demine.engine.grid import Geometry, check_dimensions, geometry
+from demine.engine.pickling import by_fields
 from demine.errors import PositionSyntaxError, SizeError
 
 #: Cell states in a :class:`Position`: 0-8 are revealed numbers.
@@ -262,10 +263,8 @@ class Position:
         return out
 
     def __reduce__(self) -> tuple[Any, ...]:
-        """Pickled as its constructor's arguments (checked again when read). The compiled build's
-        class has no slots for pickle to fill: its default way set each field and met the frozen
-        dataclass's refusal (FrozenInstanceError), so positions could not cross to a process."""
-        return (Position, (self.width, self.height, self.states, self.mines))
+        """Pickled as its constructor's arguments (see :mod:`demine.engine.pickling`)."""
+        return by_fields(self)
 
     def without_flags(self) -> Position:
         """A copy with every flag taken back to covered (for when flags are only the player's

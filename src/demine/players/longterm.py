@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from demine.analysis import Analysis, Limit
 from demine.analysis.constraints import System, components
@@ -33,6 +34,7 @@ from demine.analysis.order import OverBudget
 from demine.analysis.result import Pace
 from demine.analysis.rules import Propagator
 from demine.analysis.totals import off_weights, prefix_products
+from demine.engine.pickling import by_fields
 from demine.engine.position import COVERED, Position
 from demine.errors import InconsistentPosition
 
@@ -55,6 +57,10 @@ class Structure:
     """The pair's two cells, or the box's four in row-major order."""
     missing: tuple[int, ...]
     """Flanks that are not yet known mines."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its constructor's arguments (see :mod:`demine.engine.pickling`)."""
+        return by_fields(self)
 
     @property
     def mines(self) -> tuple[int, ...]:

@@ -15,6 +15,7 @@ from demine.analysis import Analysis
 from demine.engine.game import Move
 from demine.engine.grid import geometry
 from demine.engine.lanes import NONZERO, cell_numbers, neighbour_sums
+from demine.engine.pickling import by_fields
 from demine.engine.position import COVERED, COVERED_MASK, FLAG_MASK, HIDDEN_MASK, Position
 from demine.errors import IllegalMove
 
@@ -44,6 +45,10 @@ class BestMove:
     two (``depth=2``, or the budget ran out before the deeper ranking). With long-term risk the
     guess's own safety in it is its long-term safety (a mine that only decides a coin toss the
     game must take anyway counts as nearly safe)."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its constructor's arguments (see :mod:`demine.engine.pickling`)."""
+        return by_fields(self)
 
     @property
     def outlook(self) -> str:
