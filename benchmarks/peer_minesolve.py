@@ -498,8 +498,8 @@ def plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
 
 
 def _label(fig: Any, ax: Any, text: str, at: tuple[float, float], peer: bool, placed: list[Any]) -> Any:
-    """Write ``text`` beside the point ``at`` where it overlaps no label placed before (the peer's
-    labels first below the point, demine's above); its box, to be added to ``placed``."""
+    """Write ``text`` beside the point ``at``, inside the axes, where it overlaps no label placed
+    before (the peer's labels first below the point, demine's above); its box, for ``placed``."""
     east, west = "left", "right"  # (the text's alignment: it starts, or ends, at the point)
     tries = [(5, -11, east), (5, 5, east), (-5, -11, west), (-5, 5, west), (5, -22, east), (5, 16, east)]
     if not peer:
@@ -507,7 +507,10 @@ def _label(fig: Any, ax: Any, text: str, at: tuple[float, float], peer: bool, pl
     for dx, dy, align in tries:
         note = ax.annotate(text, at, xytext=(dx, dy), textcoords="offset points", fontsize=8, ha=align)
         box = note.get_window_extent(renderer=fig.canvas.get_renderer())
-        if not any(box.overlaps(other) for other in placed):
+        inside = (
+            ax.bbox.x0 <= box.x0 and box.x1 <= ax.bbox.x1 and ax.bbox.y0 <= box.y0 and box.y1 <= ax.bbox.y1
+        )
+        if inside and not any(box.overlaps(other) for other in placed):
             return box
         note.remove()
     dx, dy, align = tries[0]  # (no free place: the first, overlapping)

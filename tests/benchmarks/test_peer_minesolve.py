@@ -101,6 +101,9 @@ def test_the_plot_keeps_labels_of_close_points_apart(peer: ModuleType, tmp_path:
         at = (3.0 + 0.1 * i, 39.0 + 0.05 * i)
         placed.append(peer._label(fig, ax, f"{name} (8,000)", at, name.startswith("minesolve"), placed))
     assert all(not a.overlaps(b) for i, a in enumerate(placed) for b in placed[i + 1 :])  # type: ignore[attr-defined]
+    # a point at the left edge: its long label goes to the right, not off the figure
+    edge = peer._label(fig, ax, "fast(two_step=False) (8,000)", (1.05, 42.0), False, placed)
+    assert edge.x0 >= ax.bbox.x0
     plt.close(fig)
     rows = [
         {
