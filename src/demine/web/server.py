@@ -55,6 +55,9 @@ BACKLOG = 128
 #: The most bytes a request's line and headers may take (h11 refuses a head over 16 KB; httptools
 #: has no limit of its own); past it the answer is 431 and the connection is closed.
 MAX_HEAD = 64 * 1024
+#: The most bytes one request may take on the wire, head, body and chunk framing (the app takes
+#: bodies of 64 KB at most); past it the answer is 413 and the connection is closed.
+MAX_REQUEST = 1 << 20
 #: Open files kept back from the connections besides those: the games file and its journal, the
 #: workers' pipes, the logs, the listening socket.
 FILES_RESERVE = 64 + 2 * BACKLOG
@@ -154,6 +157,11 @@ class _Guards:
         [(b"retry-after", b"1")],
     )
     TOO_SLOW: ClassVar[bytes] = _raw_answer(408, "Request Timeout", "the request took too long to arrive", [])
+    TOO_MUCH: ClassVar[bytes] = _raw_answer(
+        413, "Content Too Large", f"the request is over {MAX_REQUEST} bytes on the wire", []
+    )
+    _read = 0
+    """The bytes read of the request being read (see :data:`MAX_REQUEST`)."""
 
     def __init__(
         self, config: uvicorn.Config, server_state: Any, app_state: dict[str, Any], _loop: Any = None
@@ -233,11 +241,26 @@ class _Guards:
     def data_received(self, data: bytes) -> None:
         if not self._let_in:
             return  # (refused and closed: nothing more is read)
-        if self._deadline is None and (self.cycle is None or self.cycle.response_complete):
-            self._arm()  # the first bytes of the next request on this connection
+        if self._deadline is None:
+            self._read = 0  # (no request being read: these bytes begin one)
+            if self.cycle is None or self.cycle.response_complete:
+                self._arm()  # the first bytes of the next request on this connection
+        self._read += len(data)
+        if self._read > MAX_REQUEST:
+            self._too_much()
+            return
         self._parse(data)
         if self._whole():
             self._disarm()  # the whole request is in: the app's time is not the client's
+
+    def _too_much(self) -> None:
+        # a body the app refused (413) and the client sends on, or a chunked body of endless
+        # chunk extensions (httptools reads them at 600 MB/s: one connection held the event loop
+        # for its 10 s), is not read to its end
+        self._disarm()
+        if self.cycle is None or not self.cycle.response_started:
+            self.transport.write(self.TOO_MUCH)
+        self.transport.close()
 
     def _whole(self) -> bool:
         """Whether the request being read has come in whole (its deadline no longer runs)."""
