@@ -151,3 +151,16 @@ def test_a_request_that_never_ends_is_cut_off_after_a_megabyte(tmp_path: Path, h
         except OSError:
             closed = True
     assert closed and sent < 32 << 20, (closed, sent)
+
+
+def test_a_request_without_host_is_told_so_on_httptools(tmp_path: Path) -> None:
+    # httptools's 400 said only "user callback error" (h11's says "invalid http request received")
+    pytest.importorskip("httptools")
+    with (
+        _serve(tmp_path, "--http", "httptools") as port,
+        socket.create_connection(("127.0.0.1", port), timeout=10) as s,
+    ):
+        s.sendall(b"GET /api/games/abc HTTP/1.1\r\n\r\n")
+        head, _, body = _answer(s, 5).partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400") and b"x-frame-options: DENY" in head, head
+    assert "host header" in json.loads(body)["error"].lower(), body

@@ -335,6 +335,8 @@ class GuardedHttpTools(_Guards, _HttpTools):  # type: ignore[misc]
     #: httptools); None between requests.
     _head: int | None = None
     _head_reads = 0
+    _why: str | None = None
+    """Why a callback stopped the parse (the 400's reason)."""
 
     def _parse(self, data: bytes) -> None:
         # uvicorn's, less its warning in the log for each request it cannot parse: httptools
@@ -351,7 +353,7 @@ class GuardedHttpTools(_Guards, _HttpTools):  # type: ignore[misc]
             if self._head is not None and self._head > MAX_HEAD:
                 self._too_large()
             else:
-                self.send_400_response(str(e) or "invalid request")
+                self.send_400_response(self._why or str(e) or "invalid request")
             return
         if in_head and self._head is not None:
             self._head_reads += len(data)
@@ -386,8 +388,10 @@ class GuardedHttpTools(_Guards, _HttpTools):  # type: ignore[misc]
     def on_headers_complete(self) -> None:
         self._head = None
         if self.parser.get_http_version() == "1.1" and not any(k == b"host" for k, _ in self.headers):
-            # (raised in the parser's callback: the parse stops, and the protocol answers 400)
-            raise ValueError("missing Host header")
+            # (raised in the parser's callback: the parse stops, and the protocol answers 400
+            # with this reason; httptools's own says only "user callback error")
+            self._why = "missing required Host header"
+            raise ValueError(self._why)
         super().on_headers_complete()
 
     def on_message_complete(self) -> None:
