@@ -378,7 +378,7 @@ def run_phase(url: str, ns: argparse.Namespace, abuse: Abuse | None) -> Stats:
 
 
 def start_server(
-    workers: int | None, processes: int = 1, db: str | None = None, http: str = "h11"
+    workers: int | None, processes: int = 1, db: str | None = None, http: str | None = None
 ) -> tuple[subprocess.Popen[bytes], str, tempfile.TemporaryDirectory[str]]:
     tmp = tempfile.TemporaryDirectory()
     port = free_port()
@@ -394,7 +394,7 @@ def start_server(
         "--processes",
         str(processes),
     ]
-    if http != "h11":  # (the default: a server from before serve --http is measured as it is)
+    if http is not None:  # (else serve's own default: a server from before --http runs as it is)
         cmd += ["--http", http]
     if workers is not None:
         cmd += ["--workers", str(workers)]
@@ -438,7 +438,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, help="the server's hint workers (default: its own default)")
     ap.add_argument("--processes", type=int, default=1, help="server processes (default 1)")
     ap.add_argument("--postgres", action="store_true", help="games on a PostgreSQL server started here")
-    ap.add_argument("--http", default="h11", help="the server's HTTP parser (serve --http)")
+    ap.add_argument("--http", help="the server's HTTP parser (serve --http; default: serve's default)")
     ap.add_argument("--abuse", action="store_true", help="a second phase with abusive clients (see above)")
     ap.add_argument(
         "--abusers",
@@ -500,7 +500,7 @@ def main() -> None:
     store = "PostgreSQL" if ns.postgres else "SQLite"
     print(
         f"clients {ns.clients}, {ns.seconds:.0f} s a phase, think {ns.think} s, workers {ns.workers}, "
-        f"processes {ns.processes}, {store}, http {ns.http}, cpu count {os.cpu_count()}"
+        f"processes {ns.processes}, {store}, http {ns.http or 'default'}, cpu count {os.cpu_count()}"
     )
     for name, stats, _wall, abuse in phases:
         report(name, stats)
