@@ -13,7 +13,10 @@ die with their parent. Requests are parsed by httptools (in C) when it is instal
   logs), and at most ``ServeLimits.connections_per_client`` from one address (not counted behind a
   trusted proxy, whose address they all share). A connection past either is answered 503 with
   ``Retry-After`` and closed at once, so the server never reaches the open-file limit by its
-  clients' doing; if it does all the same, the event loop's "out of system resource" report is
+  clients' doing. At the process's cap a newcomer first makes room: the connection that has been
+  reading one request the longest, past :data:`EVICT_AFTER`, is answered 408 and closed (a
+  slowloris from many addresses held every place, and players were refused while it lasted). If
+  the server reaches the open-file limit all the same, the event loop's "out of system resource" report is
   logged once a minute, in one line, not as a traceback per refused connection.
 - **A slow refusal for an address over its cap**: the connection is held unread for
   ``ServeLimits.refusal_delay`` seconds before its 503 (at most a quarter of the process's cap
@@ -61,6 +64,10 @@ MAX_REQUEST = 1 << 20
 #: Open files kept back from the connections besides those: the games file and its journal, the
 #: workers' pipes, the logs, the listening socket.
 FILES_RESERVE = 64 + 2 * BACKLOG
+#: At the process's cap, a connection that has been reading one request (or waiting for its
+#: first) this many seconds gives its place to a newcomer: a real client's request arrives in
+#: milliseconds, a slowloris's never does.
+EVICT_AFTER = 1.0
 
 log = logging.getLogger("demine.web")
 
@@ -174,6 +181,8 @@ class _Guards:
         self.limits: ServeLimits = limits
         self.max_open = _max_open(config, limits)
         self._deadline: asyncio.TimerHandle | None = None
+        self._reading_since: float | None = None
+        """When the request being read began (None: none is being read, or it came in whole)."""
         self._host: str | None = None
         """The address this connection is counted under in :attr:`_by_host` (None: not counted)."""
         self._by_host = _OPEN_BY_HOST.setdefault(server_state, Counter())
@@ -187,7 +196,7 @@ class _Guards:
         peer = transport.get_extra_info("peername")
         host = peer[0] if isinstance(peer, tuple) and peer else None
         per_client = None if self.limits.trust_proxy else self.limits.connections_per_client
-        if len(self._open) + len(self._held) >= self.max_open:
+        if len(self._open) + len(self._held) >= self.max_open and not self._evict_slowest():
             self._refuse(transport)  # (files are scarce: at once)
             return
         if per_client is not None and host is not None and self._by_host[host] >= per_client:
@@ -210,6 +219,20 @@ class _Guards:
             self._by_host[host] += 1
         self._arm()
 
+    def _evict_slowest(self) -> bool:
+        """Close the open connection that has been reading one request the longest, if that is
+        over :data:`EVICT_AFTER` seconds (its answer 408); whether one was closed. (Its file is
+        given back on the loop's next turn: the cap's reserve covers the overlap.)"""
+        slowest, since = None, asyncio.get_running_loop().time() - EVICT_AFTER
+        for conn in self._open:
+            began = getattr(conn, "_reading_since", None)
+            if began is not None and began <= since:
+                slowest, since = conn, began
+        if slowest is None:
+            return False
+        slowest._too_slow()
+        return True
+
     def _refuse(self, transport: asyncio.BaseTransport) -> None:
         self._deadline = None
         self._held.discard(self)
@@ -220,8 +243,10 @@ class _Guards:
     def _arm(self) -> None:
         self._disarm()
         self._deadline = self.loop.call_later(self.limits.request_timeout, self._too_slow)
+        self._reading_since = self.loop.time()
 
     def _disarm(self) -> None:
+        self._reading_since = None
         if self._deadline is not None:
             self._deadline.cancel()
             self._deadline = None
@@ -294,7 +319,7 @@ class _Guards:
         self.transport.close()
 
     def _too_slow(self) -> None:
-        self._deadline = None
+        self._disarm()
         if self.transport.is_closing():
             return
         if self.cycle is None or not self.cycle.response_started:
