@@ -119,11 +119,11 @@ def test_the_two_step_guess_is_the_best_score_of_every_covered_cell() -> None:
     assert checked >= 5
 
 
-def _plain_pick(position: Position, a: Analysis) -> int:
-    """The two-step guess cell by cell, each product of neighbour safeties taken one by one: the
-    rule as first written (before the cells away from the numbers were weighed together)."""
+def _safeties(position: Position, a: Analysis) -> tuple[list[float], dict[int, float], list[float]]:
+    """As the guess reads them: each cell's safety (1.0 where it is known: a number, or proven
+    safe or a mine), each covered cell's own safety, and each cell's chance of a mine (a flag
+    counting as one)."""
     st = position.states
-    nb = position.geometry.neighbours
     safety = [1.0] * position.cells
     mine = [0.0] * position.cells
     own: dict[int, float] = {}
@@ -136,6 +136,14 @@ def _plain_pick(position: Position, a: Analysis) -> int:
         mine[c] = 1.0 - s
     for c in position.flagged_cells():
         mine[c] = 1.0
+    return safety, own, mine
+
+
+def _plain_pick(position: Position, a: Analysis) -> int:
+    """The two-step guess cell by cell, each product of neighbour safeties taken one by one: the
+    rule as first written (before the cells away from the numbers were weighed together)."""
+    nb = position.geometry.neighbours
+    safety, own, mine = _safeties(position, a)
     ranked = sorted(own.values(), reverse=True)
     best, second = ranked[0], (ranked[1] if len(ranked) > 1 else 0.0)
     near = _near(position, list(own))
@@ -167,16 +175,8 @@ def test_the_cells_away_from_the_numbers_score_as_one_by_one_to_the_last_bit() -
     # the premise of weighing them together: same best score, same cells, compared with ==
     checked = 0
     for position, a in _guess_points(5, FastSettings()):
-        st = position.states
         nb = position.geometry.neighbours
-        safety = [1.0] * position.cells
-        own: dict[int, float] = {}
-        for c, (num, den) in a.ratios.items():
-            s = 1.0 - num / den if num else 1.0
-            if num != den:
-                safety[c] = s
-            if st[c] == COVERED:
-                own[c] = s
+        safety, own, _ = _safeties(position, a)
         covered = list(own)
         ranked = sorted(own.values(), reverse=True)
         best, second = ranked[0], (ranked[1] if len(ranked) > 1 else 0.0)
