@@ -327,6 +327,37 @@ class Gathered:
             self.mines.extend(cells)
 
 
+def frontier(
+    system: System, prop: Propagator, deadline: float | None = None
+) -> tuple[list[Component], dict[int, int], int, list[int], int | None]:
+    """What is left to count once ``prop``'s number rule has run (and its pair rule, on a wide
+    frontier: cheap next to the count it saves): the components, the cells the rules decided (1 a
+    mine, 0 safe), the count of frontier cells, the covered cells off the frontier, and the mines
+    left for the frontier and those cells (None: no total). Raises :class:`InconsistentPosition`
+    when the decided mines are more than are left."""
+    rest = prop.remaining()
+    comps = components(rest)
+    if any(len(c.boxes) >= PAIR_BOXES and _width(c, deadline) >= PAIR_WIDTH for c in comps):
+        prop.run_all()
+        rest = prop.remaining()
+        comps = components(rest)
+    decided = dict(prop.decided)
+    placed = {c for cs, _, _ in rest for c in cs}  # the frontier's cells, then the decided ones too
+    n_frontier = len(placed)
+    placed.update(decided)
+    off = list(filterfalse(placed.__contains__, system.unknown))
+    forced_mines = sum(decided.values())
+    L = None if system.mines_left is None else system.mines_left - forced_mines
+    if L is not None and L < 0:
+        raise InconsistentPosition(
+            f"the numbers need at least {plural(forced_mines, 'mine')} among the covered cells, but "
+            f"only {plural(L + forced_mines, 'is', 'are')} left{system.flag_note}",
+            (),
+            mine_count=True,
+        )
+    return comps, decided, n_frontier, off, L
+
+
 def _solve(
     system: System,
     limit: Limit,
@@ -345,28 +376,9 @@ def _solve(
         # what they leave) about four times what setting up the rules and the number rule took
         # here (``t0`` to now): measured now, it is as slow as the machine is now
         deadline -= min(4 * (time.perf_counter() - t0), limit.seconds / 4)
-    rest = prop.remaining()
-    comps = components(rest)
-    if any(len(c.boxes) >= PAIR_BOXES and _width(c, deadline) >= PAIR_WIDTH for c in comps):
-        # a wide frontier: the pair rule first shrinks it (cheap next to the count it saves)
-        prop.run_all()
-        rest = prop.remaining()
-        comps = components(rest)
-    decided = dict(prop.decided)
-    placed = {c for cs, _, _ in rest for c in cs}  # the frontier's cells, then the decided ones too
-    n_frontier = len(placed)
-    placed.update(decided)
-    off = list(filterfalse(placed.__contains__, system.unknown))
+    comps, decided, n_frontier, off, L = frontier(system, prop, deadline)
     n_off = len(off)
     forced_mines = sum(decided.values())
-    L = None if system.mines_left is None else system.mines_left - forced_mines
-    if L is not None and L < 0:
-        raise InconsistentPosition(
-            f"the numbers need at least {plural(forced_mines, 'mine')} among the covered cells, but "
-            f"only {plural(L + forced_mines, 'is', 'are')} left{system.flag_note}",
-            (),
-            mine_count=True,
-        )
     max_mines = L if L is not None else n_frontier
     comps.sort(key=lambda c: c.cells)
     if cache is None:

@@ -28,8 +28,8 @@ from fractions import Fraction
 from typing import Any
 
 from demine.analysis import Analysis, Limit
-from demine.analysis.constraints import System, components
-from demine.analysis.exact import PAIR_BOXES, PAIR_WIDTH, CountCache, _count_cached, _width
+from demine.analysis.constraints import System
+from demine.analysis.exact import CountCache, _count_cached, frontier
 from demine.analysis.order import OverBudget
 from demine.analysis.result import Pace
 from demine.analysis.rules import Propagator
@@ -302,27 +302,14 @@ def count_layouts(system: System, state_cap: int, cache: CountCache) -> int:
     :class:`InconsistentPosition` when no layout is left."""
     prop = Propagator(system.constraints, system.describe, system.flag_note)
     prop.run_numbers()
-    comps = components(prop.remaining())
-    if any(len(c.boxes) >= PAIR_BOXES and _width(c) >= PAIR_WIDTH for c in comps):
-        prop.run_all()  # (as solve_system: the pair rule first shrinks a wide frontier)
-        comps = components(prop.remaining())
-    decided = prop.decided
-    placed = {c for comp in comps for box in comp.boxes for c in box}
-    n_frontier = len(placed)
-    placed.update(decided)
-    n_off = sum(1 for c in system.unknown if c not in placed)
-    left = system.mines_left
-    if left is not None:
-        left -= sum(decided.values())
-        if left < 0:
-            raise InconsistentPosition("the numbers need more mines than are left", (), mine_count=True)
+    comps, _, n_frontier, off, left = frontier(system, prop)
     polys = [_count_cached(c, n_frontier if left is None else left, None, state_cap, cache).W for c in comps]
     if left is None:  # (the count solve_system gives without a mine total)
-        z = 1 << n_off
+        z = 1 << len(off)
         for W in polys:
             z *= sum(W)
     else:
-        z = off_weights(prefix_products(polys)[-1], n_off, left)[1]
+        z = off_weights(prefix_products(polys)[-1], len(off), left)[1]
     if not z:
         raise InconsistentPosition("these numbers cannot all hold", ())
     return z
