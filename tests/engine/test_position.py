@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from demine.engine.position import COVERED, FLAG, Position
+from demine.engine.position import COVERED, FLAG, Position, changed_cells
 from demine.errors import PositionSyntaxError
 
 
@@ -99,3 +99,17 @@ def test_a_copy_with_one_cell_changed_is_the_position_made_in_full(p: Position, 
     assert p.with_state(cell, p.states[cell]) == p
     with pytest.raises(SizeError, match=f"cell {cell} has state 11"):
         p.with_state(cell, FLAG + 1)
+
+
+@given(st.data(), st.sampled_from([0, 1, 7, 480, 4096, 4097, 9000]))
+def test_changed_cells_are_the_differing_indices(data: st.DataObject, n: int) -> None:
+    """Both ways of finding the changes (a loop over the bytes when compiled and short, one XOR
+    of the two read as integers otherwise) give every differing index, in order, plus start."""
+    old = data.draw(st.binary(min_size=n, max_size=n))
+    changes = data.draw(st.dictionaries(st.integers(0, n - 1), st.integers(0, 255), max_size=40)) if n else {}
+    new = bytearray(old)
+    for i, v in changes.items():
+        new[i] = v
+    start = data.draw(st.sampled_from([0, 4096, 123]))
+    expected = [start + i for i in range(n) if old[i] != new[i]]
+    assert changed_cells(old, bytes(new), start) == expected

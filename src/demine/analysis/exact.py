@@ -333,11 +333,15 @@ def frontier(
     """What is left to count once ``prop``'s number rule has run (and its pair rule, on a wide
     frontier: cheap next to the count it saves): the components, the cells the rules decided (1 a
     mine, 0 safe), the count of frontier cells, the covered cells off the frontier, and the mines
-    left for the frontier and those cells (None: no total). Raises :class:`InconsistentPosition`
+    left for the frontier and those cells (None: no total). When ``prop``'s pair rule is at its
+    fixed point already (a player's pair rule ran before the count) it is not run again: it would
+    decide nothing. Raises :class:`InconsistentPosition`
     when the decided mines are more than are left."""
     rest = prop.remaining()
     comps = components(rest)
-    if any(len(c.boxes) >= PAIR_BOXES and _width(c, deadline) >= PAIR_WIDTH for c in comps):
+    if not prop.paired and any(
+        len(c.boxes) >= PAIR_BOXES and _width(c, deadline) >= PAIR_WIDTH for c in comps
+    ):
         prop.run_all()
         rest = prop.remaining()
         comps = components(rest)

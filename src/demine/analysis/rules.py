@@ -59,6 +59,9 @@ class Propagator:
         self.note = note
         self._queue = list(range(len(self.cells)))
         self._queued = [True] * len(self.cells)
+        self.paired = False
+        """Whether the pair rule is at its fixed point: :meth:`run_all` or :meth:`run_changed`
+        ended, and no cell was decided since (running the rules again decides nothing)."""
 
     # ------------------------------------------------------------------ core
     def _conflict(self, i: int) -> InconsistentPosition:
@@ -83,6 +86,7 @@ class Propagator:
             return
         self.decided[cell] = value
         self.reasons[cell] = reason
+        self.paired = False
         for i in self.cell_cons.get(cell, ()):
             self.cells[i].discard(cell)
             self.value[i] -= value
@@ -133,6 +137,7 @@ class Propagator:
         self.run_numbers()
         while self.run_pairs():
             pass
+        self.paired = True
 
     def run_changed(self, labels: Collection[int]) -> None:
         """Numbers and pairs to a fixed point, when only the constraints labelled in ``labels``
@@ -158,6 +163,7 @@ class Propagator:
                     if j != i and not self._pair(i, j):
                         self._pair(j, i)
             todo = {i for c in list(self.decided)[before:] for i in self.cell_cons.get(c, ())}
+        self.paired = True
 
     def _pair(self, i: int, j: int) -> bool:
         """The pair rule on constraints ``i`` and ``j``, ``i`` first (the cells of ``j`` alone are

@@ -213,7 +213,10 @@ def mine_cells_allowed(geo: Geometry, rule: str, first: int) -> list[int]:
     keep = set() if rule == "none" else {first}
     if rule == "zero":
         keep.update(geo.neighbours(first))
-    return [c for c in range(geo.width * geo.height) if c not in keep]
+    out = list(range(geo.width * geo.height))
+    for c in sorted(keep, reverse=True):  # (the last first: the others keep their places)
+        del out[c]
+    return out
 
 
 def default_start(width: int, height: int, rule: str) -> int:

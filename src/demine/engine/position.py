@@ -39,17 +39,30 @@ HIDDEN_MASK: Final = bytes(1 if v in (COVERED, FLAG) else 0 for v in range(256))
 _SHOW = "012345678.F"
 
 
+#: Whether this module runs compiled (mypyc, an extension module): a loop over bytes then runs at
+#: C speed.
+_COMPILED: Final = not __file__.endswith(".py")
+
+
 def changed_cells(old: bytes, new: bytes, start: int = 0) -> list[int]:
     """The indices (plus ``start``) where two byte strings of one length differ, in order. Players
-    follow a game by the cells that changed since the last position (a few of hundreds): one XOR
-    of the two read as integers (C speed) finds the stretch between the first and the last
-    difference, and only that stretch is looked at byte by byte.
+    follow a game by the cells that changed since the last position (a few of hundreds). Compiled,
+    up to 4096 bytes, the two are compared byte by byte (1.1 us on 480 cells, where the XOR below
+    takes 3-6 us: its integers are made and freed). Else one XOR of the two read as integers (C
+    speed) finds the stretch between the first and the last difference, and only that stretch is
+    looked at byte by byte.
 
     >>> changed_cells(bytes([9, 9, 9, 9]), bytes([9, 1, 9, 10]))
     [1, 3]
     >>> changed_cells(b"ab", b"ab", 100), changed_cells(b"abc", b"abd", 100)
     ([], [102])
     """
+    if _COMPILED and len(old) <= 4096:
+        out = []
+        for i in range(len(old)):
+            if old[i] != new[i]:
+                out.append(start + i)
+        return out
     x = int.from_bytes(old, "little") ^ int.from_bytes(new, "little")
     if not x:
         return []
@@ -254,12 +267,20 @@ class Position:
         b[cell] = state
         if not 0 <= state <= FLAG:
             raise SizeError(f"cell {cell % len(b)} has state {state}, not one of 0-10")
+        return Position.unchecked(self.width, self.height, bytes(b), self.mines)
+
+    @staticmethod
+    def unchecked(width: int, height: int, states: bytes, mines: int | None) -> Position:
+        """A position from fields its caller knows to be valid (a game's own view of its board,
+        a copy of a checked position), without the constructor's checks: a game makes one at
+        every turn of its player, and the dataclass's constructor and checks were most of their
+        cost."""
         out = Position.__new__(Position)
         setattr_ = object.__setattr__  # (the fields of a frozen dataclass)
-        setattr_(out, "width", self.width)
-        setattr_(out, "height", self.height)
-        setattr_(out, "states", bytes(b))
-        setattr_(out, "mines", self.mines)
+        setattr_(out, "width", width)
+        setattr_(out, "height", height)
+        setattr_(out, "states", states)
+        setattr_(out, "mines", mines)
         return out
 
     def __reduce__(self) -> tuple[Any, ...]:

@@ -211,27 +211,42 @@ def two_step_move(position: Position, a: Analysis) -> BestMove:
     safety = [1.0] * n  # for the neighbours: revealed cells, flags and proven mines count 1
     mine = [0.0] * n  # each cell's chance of a mine (1 for flags and proven mines)
     owns = [-1.0] * n  # each covered cell's safety
-    # per value object (the cells of a box share one, and come one after another): its safety,
-    # its factor as a neighbour (1 for a proven mine) and its chance of a mine
-    floats: dict[int, tuple[float, float, float]] = {}
+    # per value object (the cells of a box share one, and come one after another): its factor
+    # as a neighbour (1 for a proven mine), then as objects its safety, that factor and its
+    # chance of a mine. The lists hold objects: typed Any, the objects made once per value are
+    # stored as they are (a float the compiled code stores is a new object each time: three a
+    # cell, a fifth of the guess's time)
+    floats: dict[int, tuple[float, Any, Any, Any]] = {}
+    safety_o: list[Any] = safety
+    mine_o: list[Any] = mine
+    owns_o: list[Any] = owns
     plain = True  # no hidden cell but a covered one counts less than 1 as a neighbour
     best = second = -1.0  # the two highest safeties of covered cells
     seen = 0
     last: object = None
-    s = factor = m = 0.0
+    s = 0.0
+    factor = 0.0
+    s_o: Any = 0.0
+    factor_o: Any = 0.0
+    m_o: Any = 0.0
     for c, v in a.ratios.items():
         if v is not last:
             got = floats.get(id(v))
             if got is None:
                 num, den = v
                 x = 1.0 - num / den if num else 1.0
-                got = floats[id(v)] = (x, 1.0 if num == den else x, 1.0 - x)
-            s, factor, m = got
+                fx = 1.0 if num == den else x
+                x_o: Any = x
+                fx_o: Any = fx
+                mm_o: Any = 1.0 - x
+                got = floats[id(v)] = (fx, x_o, fx_o, mm_o)
+            factor, s_o, factor_o, m_o = got
+            s = s_o
             last = v
-        safety[c] = factor
-        mine[c] = m
+        safety_o[c] = factor_o
+        mine_o[c] = m_o
         if st[c] == COVERED:
-            owns[c] = s
+            owns_o[c] = s_o
             seen += 1
             if s > best:
                 second = best
@@ -395,15 +410,18 @@ def progress_chance(position: Position, cell: int, mine: list[float]) -> float:
     around = [d for d in nb(cell) if st[d] >= COVERED and mine[d] < 1.0]
     if not around:
         return 0.0  # its number is known already: it proves nothing
-    # the chance of each count of mines around the cell (independent neighbours)
-    dist = [1.0]
-    for d in around:
-        q = mine[d]
-        nxt = [0.0] * (len(dist) + 1)
-        for x, w in enumerate(dist):
-            nxt[x] += w * (1.0 - q)
-            nxt[x + 1] += w * q
-        dist = nxt
+    # the chance of each count of mines around the cell (independent neighbours), updated in
+    # place from the highest count down: the same products and sums as a new list per cell
+    size = len(around)
+    dist = [0.0] * (size + 1)
+    dist[0] = 1.0
+    for k in range(1, size + 1):
+        q = mine[around[k - 1]]
+        p = 1.0 - q
+        dist[k] = dist[k - 1] * q
+        for x in range(k - 1, 0, -1):
+            dist[x] = dist[x - 1] * q + dist[x] * p
+        dist[0] = dist[0] * p
     # the numbers next to those cells, each as (cells in common, its own other cells, mines left)
     mine_set = set(around)
     seen: set[int] = set()
@@ -426,7 +444,6 @@ def progress_chance(position: Position, cell: int, mine: list[float]) -> float:
                 else:
                     other += 1
             pairs.add((inside, other, left))
-    size = len(around)
     # the counts the shown numbers allow (each number's mines left, less its other cells, must
     # lie among the shared cells; the shared cells hold no more than it has left): the others
     # are impossible, whatever the independent estimate says

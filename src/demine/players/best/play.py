@@ -154,10 +154,8 @@ class Follower:
 
 def _proven(safe: Iterable[int], mines: Iterable[int]) -> Decision:
     """Open the proven safe cells and flag the proven mines, each in cell order."""
-    reveal = sorted(safe)
-    flag = sorted(mines)
-    moves = [*map(reveal_move, reveal), *map(flag_move, flag)]
-    return Decision(moves, reason="safe", mine_probability=0.0, forced=len(reveal) + len(flag))
+    moves = [*map(reveal_move, sorted(safe)), *map(flag_move, sorted(mines))]
+    return Decision(moves, reason="safe", mine_probability=0.0, forced=len(moves))
 
 
 def _quick_safe(position: Position, follower: Follower) -> Decision | None:
