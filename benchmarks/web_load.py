@@ -41,6 +41,7 @@ import asyncio
 import json
 import os
 import random
+import resource
 import socket
 import statistics
 import subprocess
@@ -359,6 +360,12 @@ def abusers_main(url: str, seconds: float, spec: str) -> None:
     print(json.dumps({k: dict(v) for k, v in abuse.status.items()}))
 
 
+def children_cpu() -> float:
+    """CPU seconds of the child processes waited for so far (user + system)."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def run_phase(url: str, ns: argparse.Namespace, abuse: Abuse | None) -> Stats:
     """The players for ``ns.seconds``, with the abusers of ``abuse`` in a child process."""
     child = None
@@ -477,11 +484,15 @@ def main() -> None:
                 raise SystemExit(f"unknown abusers {sorted(unknown)}; choose from {', '.join(ABUSERS)}")
             plan.append(("with abusers", Abuse(long_games, only)))
         for name, abuse in plan:
-            t0, c0 = time.monotonic(), time.process_time()
+            t0, c0, a0 = time.monotonic(), time.process_time(), children_cpu()
             stats = run_phase(url, ns, abuse)
             wall, client_cpu = time.monotonic() - t0, time.process_time() - c0
             phases.append((name, stats, wall, abuse))
             print(f"({name}: load generator CPU {client_cpu / wall:.0%} of one core)")
+            if abuse is not None:
+                # the abusers' own process (waited for by run_phase): on this machine it takes CPU
+                # from the server, which a remote attacker's client would not
+                print(f"({name}: the abusers' process CPU {(children_cpu() - a0) / wall:.0%} of one core)")
     finally:
         if proc is not None:
             proc.terminate()

@@ -36,6 +36,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from demine.errors import DemineError
+from demine.web.fastpaths import FastPaths, FastRoutes
+from demine.web.fastpaths import json_response as _json
 from demine.web.limits import KINDS, Busy, ClientGate, RateLimiter, ServeLimits, TooManyRequests
 from demine.web.puzzles import PuzzleStats, add_puzzle_routes
 from demine.web.records import Records, add_routes
@@ -171,11 +173,6 @@ class _TakeTurns:
             await self.app(scope, receive, send)
 
 
-def _json(obj: Any) -> Response:
-    """A JSON response written directly (the API's objects are plain dicts and lists already)."""
-    return Response(json.dumps(obj, separators=(",", ":")), media_type="application/json")
-
-
 def _status(e: DemineError) -> int:
     if isinstance(e, NotFound):
         return 404
@@ -185,12 +182,17 @@ def _status(e: DemineError) -> int:
 
 
 def create_app(
-    db: str | Path | Store = ":memory:", workers: int = 0, limits: ServeLimits | None = None
+    db: str | Path | Store = ":memory:",
+    workers: int = 0,
+    limits: ServeLimits | None = None,
+    fast_paths: bool = True,
 ) -> FastAPI:
     """The app, with its games stored in ``db`` (a SQLite file, in memory by default, or a
     ``postgresql://`` address: :func:`~demine.web.store.open_store`; or a store made already), hints
     computed in ``workers`` processes (0: in the server's own process), and what each client may
-    ask (``limits``: :class:`~demine.web.limits.ServeLimits`, the defaults when None)."""
+    ask (``limits``: :class:`~demine.web.limits.ServeLimits`, the defaults when None). With
+    ``fast_paths`` (the default) the players' plainest requests skip FastAPI's stack, with the
+    same answers (:mod:`demine.web.fastpaths`)."""
     limits = limits or ServeLimits()
     service = Service(db if isinstance(db, Store) else open_store(db), workers, limits)
     rate = RateLimiter(limits)
@@ -228,6 +230,10 @@ def create_app(
     app.state.records = records
     app.state.puzzle_stats = puzzle_stats
     app.state.gate = gate = ClientGate(limits.per_process())
+    # the players' moves, hints and views without FastAPI's stack (demine.web.fastpaths), inside
+    # the guards and the client's places, answered by the same exception handlers as below
+    app.state.fast = fast = FastRoutes(fast_paths)
+    app.add_middleware(FastPaths, switch=fast, service=service, rate=rate, handlers=app.exception_handlers)
     app.add_middleware(_TakeTurns, gate=gate, rate=rate)
     app.add_middleware(_Guard)
 
