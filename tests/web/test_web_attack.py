@@ -380,6 +380,20 @@ def test_a_big_games_weight_is_what_it_holds_its_hints_included() -> None:
     assert 0.75 * held <= s.weight() <= 1.25 * held, (s.weight(), held)
 
 
+def test_hints_made_in_a_worker_come_weighed_as_they_would_be_here() -> None:
+    from demine.web.hints import approx_bytes
+
+    service = Service(workers=1, limits=SCRIPT)
+    try:
+        gid = service.new_game(preset="expert", rule="safe", seed=5)["id"]
+        v = asyncio.run(service.move(gid, "reveal", 8, 8, with_hints=True))
+        s = service.session(gid)
+        assert s.hints_cache is not None and s.hints_cache[1] is v["hints"] and v["hints"]["moves"] == 1
+        assert s._extra["hints"] == approx_bytes(v["hints"]) > 1000
+    finally:
+        service.close()
+
+
 def test_the_memory_bound_holds_with_the_hints_of_big_boards() -> None:
     limit = 2 << 20
     service = Service(limits=dataclasses.replace(SCRIPT, cache_bytes=limit))

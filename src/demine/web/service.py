@@ -41,6 +41,7 @@ from demine.web.hints import (
     one_hint,
     permille,
     quick_hints,
+    sized_hints,
 )
 from demine.web.limits import Busy, ServeLimits, TooManyRequests
 from demine.web.session import NO_GUESS_LIMIT, Session, _fixed, _guess_free, _new_game
@@ -461,12 +462,13 @@ class Service(FinishedReads):
         if cached is None or cached[0] != moves:
             g = s.game
             fresh = all(v >= COVERED for v in p.states)  # nothing opened yet
+            size = None
             if fresh:
                 h = first_click_hint(g.width, g.height, g.mines, g.rule)
-            else:
-                h = await self.compute(quick_hints, p, slow=self._slow(p))
-            h["moves"] = moves
-            s.keep_hints(moves, h)
+                h["moves"] = moves
+            else:  # (weighed in the worker too)
+                h, size = await self.compute(sized_hints, p, moves, slow=self._slow(p))
+            s.keep_hints(moves, h, size)
             self._reweigh(s)  # hints of a big board weigh more than its game
             cached = (moves, h)
         out = cached[1]

@@ -3,7 +3,6 @@ it, and how it is stored and restored."""
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 import time
@@ -17,7 +16,7 @@ from demine.analysis.noguess import no_guess_game, no_guess_layout
 from demine.engine.game import Game, Move
 from demine.engine.grid import default_start
 from demine.engine.position import COVERED, FLAG, Position
-from demine.web.hints import _rc, _rows
+from demine.web.hints import _rc, _rows, approx_bytes
 from demine.web.store import StoredGame
 
 #: The budget of finding a guess-free layout at a no-guess game's first click.
@@ -81,15 +80,6 @@ REPLAY_STEP = 256
 REPLAY_FRAMES = 16
 
 
-def approx_bytes(obj: Any) -> int:
-    """About the bytes a JSON-like ``obj`` (the hints, a review) holds in memory: 1.8 times the
-    length of its JSON text. Measured with tracemalloc on the hints of boards from 30x16 to
-    100x100, the bytes held are 1.58 to 2.01 times that length (2.2 on a 9x9, a few KB). O(size
-    of ``obj``) at the C speed of ``json.dumps``: 1.5 ms for a 100x100 board's hints, where a walk
-    of its objects with ``sys.getsizeof`` took 30 ms on the event loop."""
-    return 200 + len(json.dumps(obj)) * 9 // 5
-
-
 def _seed_text(seed: int | str | None) -> str | None:
     """A seed as the page shows it: text (a 64-bit number does not survive JavaScript's numbers)."""
     return None if seed is None else str(seed)
@@ -137,10 +127,11 @@ class Session:
         frames = len(self.frames) * (200 + g.width * g.height)
         return 2048 + 4 * g.width * g.height + 72 * len(g.moves) + sum(self._extra.values()) + frames
 
-    def keep_hints(self, moves: int, hints: dict[str, Any]) -> None:
-        """Keep the hints of the position after ``moves`` moves (counted in :meth:`weight`)."""
+    def keep_hints(self, moves: int, hints: dict[str, Any], size: int | None = None) -> None:
+        """Keep the hints of the position after ``moves`` moves (counted in :meth:`weight`, as
+        their :func:`~demine.web.hints.approx_bytes`; ``size``: that figure when made already)."""
         self.hints_cache = (moves, hints)
-        self._extra["hints"] = approx_bytes(hints)
+        self._extra["hints"] = approx_bytes(hints) if size is None else size
 
     def keep_review(self, review: bytes) -> None:
         """Keep the finished game's review, encoded (counted in :meth:`weight`)."""
