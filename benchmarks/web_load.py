@@ -360,6 +360,39 @@ def abusers_main(url: str, seconds: float, spec: str) -> None:
     print(json.dumps({k: dict(v) for k, v in abuse.status.items()}))
 
 
+def tree_cpu(root: int) -> tuple[float, float]:
+    """CPU seconds so far of the server processes under ``root`` (itself included) and of their
+    hint workers (the processes started by multiprocessing), from /proc (Linux; zeros elsewhere)."""
+    ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    servers = workers = 0.0
+    try:
+        stats = {}
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat") as f:
+                        fields = f.read().rsplit(")", 1)[1].split()
+                    with open(f"/proc/{entry}/cmdline", "rb") as f:
+                        worker = b"multiprocessing" in f.read()
+                except OSError:
+                    continue
+                stats[int(entry)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / ticks, worker)
+    except OSError:
+        return 0.0, 0.0
+    tree, grown = {root}, True
+    while grown:
+        more = {pid for pid, (ppid, _, _) in stats.items() if ppid in tree} - tree
+        tree |= more
+        grown = bool(more)
+    for pid in tree & stats.keys():
+        _, cpu, worker = stats[pid]
+        if worker:
+            workers += cpu
+        else:
+            servers += cpu
+    return servers, workers
+
+
 def children_cpu() -> float:
     """CPU seconds of the child processes waited for so far (user + system)."""
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -485,10 +518,18 @@ def main() -> None:
             plan.append(("with abusers", Abuse(long_games, only)))
         for name, abuse in plan:
             t0, c0, a0 = time.monotonic(), time.process_time(), children_cpu()
+            s0 = tree_cpu(proc.pid) if proc is not None else (0.0, 0.0)
             stats = run_phase(url, ns, abuse)
             wall, client_cpu = time.monotonic() - t0, time.process_time() - c0
             phases.append((name, stats, wall, abuse))
             print(f"({name}: load generator CPU {client_cpu / wall:.0%} of one core)")
+            if proc is not None:
+                s1 = tree_cpu(proc.pid)
+                print(
+                    f"({name}: server processes CPU {(s1[0] - s0[0]) / wall:.0%} of one core, "
+                    f"{(s1[0] - s0[0]) * 1000 / max(1, len(stats.turn)):.2f} ms a player's turn; "
+                    f"hint workers {(s1[1] - s0[1]) / wall:.0%})"
+                )
             if abuse is not None:
                 # the abusers' own process (waited for by run_phase): on this machine it takes CPU
                 # from the server, which a remote attacker's client would not
