@@ -390,6 +390,31 @@ def test_the_system_tracker_equals_a_full_rebuild_at_every_step() -> None:
     assert tracker.system(other).constraints == position_system(other, trust_flags=False).constraints
 
 
+def test_the_system_tracker_equals_a_full_rebuild_on_a_board_past_its_cell_table() -> None:
+    # past 65,536 cells the tracker finds the cells to look at again by a set, not marks
+    from demine.analysis.constraints import SystemTracker, position_system
+
+    g = Game(300, 240, 9000, rule="safe", seed="trackhuge")
+    g.reveal(0)
+    tracker = SystemTracker()
+    rng = random.Random(3)
+    cells = list(range(g.width * g.height))
+    for step in range(12):
+        p = g.position()
+        got, want = tracker.system(p), position_system(p)
+        assert got.constraints == want.constraints
+        assert (got.unknown, got.mines_left, got.known_mines) == (
+            want.unknown,
+            want.mines_left,
+            want.known_mines,
+        )
+        covered = [c for c in rng.sample(cells, 400) if p.states[c] == COVERED]
+        if step % 3 == 2:
+            g.flag(next(c for c in covered if g.is_mine(c)))
+        else:
+            g.reveal(next(c for c in covered if not g.is_mine(c)))
+
+
 def test_the_tracker_reports_a_bad_flag_and_recovers() -> None:
     from demine.analysis.constraints import SystemTracker
 

@@ -41,14 +41,23 @@ def greedy_order(comp: Component, start: int | None = None, deadline: float | No
             if start is not None and not order:
                 best = start
             else:
-                # a fresh start: the box whose constraints touch the fewest other boxes
-                best = min(
-                    (b for b in range(nb) if not done[b]),
-                    key=lambda b: (sum(len(cons_boxes[c]) for c in box_cons[b]), b),
-                )
+                # a fresh start: the box whose constraints touch the fewest other boxes (the
+                # lowest such box)
+                best = -1
+                fewest = 0
+                for b in range(nb):
+                    if not done[b]:
+                        links = 0
+                        for c in box_cons[b]:
+                            links += len(cons_boxes[c])
+                        if best < 0 or links < fewest:
+                            best, fewest = b, links
         else:
+            # the least (opened - closed, near, box): compared item by item as tuples compare
+            # (compiled, a tuple key was made and compared as objects for every candidate)
             best = -1
-            best_key: tuple[int, float, int] = (0, 0.0, 0)
+            best_d = 0
+            best_near = 0.0
             for b in cand:
                 opened = closed = 0
                 near = 0.0
@@ -59,9 +68,13 @@ def greedy_order(comp: Component, start: int | None = None, deadline: float | No
                         opened += 1
                     else:
                         near -= 1.0 / left[c]
-                key = (opened - closed, near, b)
-                if best < 0 or key < best_key:
-                    best, best_key = b, key
+                d = opened - closed
+                if (
+                    best < 0
+                    or d < best_d
+                    or (d == best_d and (near < best_near or (near == best_near and b < best)))
+                ):
+                    best, best_d, best_near = b, d, near
         done[best] = True
         order.append(best)
         for c in box_cons[best]:
@@ -103,8 +116,10 @@ MULTI_STARTS: Final = 8
 def elimination_order(comp: Component, deadline: float | None = None) -> list[int]:
     """The elimination order for a component (see :func:`greedy_order`; :class:`OverBudget` past
     ``deadline``)."""
-    order = greedy_order(comp, None, deadline)
     nb = len(comp.boxes)
+    if nb == 1:
+        return [0]  # (what the greedy order gives, at once)
+    order = greedy_order(comp, None, deadline)
     cost = _order_cost(comp, order)
     if cost <= MULTI_START_COST:
         return order

@@ -13,7 +13,7 @@ not complete; the exact counter is.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from demine.analysis.result import Reason
 from demine.errors import InconsistentPosition
@@ -45,14 +45,23 @@ class Propagator:
         describe: Callable[[int], str],
         note: str = "",
     ) -> None:
-        self.cells: list[set[int]] = [set(c) for c, _, _ in constraints]
-        self.value: list[int] = [v for _, v, _ in constraints]
-        self.label: list[int] = [lab for _, _, lab in constraints]
-        self.involved: list[set[int]] = [{lab} for _, _, lab in constraints]
-        self.cell_cons: dict[int, list[int]] = {}
-        for i, cs in enumerate(self.cells):
+        # (the constraints' items read as objects: a number made again from the compiled code's
+        # own integer is a new object for every cell past 256)
+        rows: Sequence[tuple[Any, Any, Any]] = constraints
+        self.cells: list[set[int]] = [set(c) for c, _, _ in rows]
+        self.value: list[int] = [v for _, v, _ in rows]
+        self.label: list[int] = [lab for _, _, lab in rows]
+        self.involved: list[set[int]] = [{lab} for _, _, lab in rows]
+        cell_cons: dict[Any, list[int]] = {}
+        for i in range(len(rows)):
+            cs: set[Any] = self.cells[i]
             for c in cs:
-                self.cell_cons.setdefault(c, []).append(i)
+                got = cell_cons.get(c)
+                if got is None:
+                    cell_cons[c] = [i]
+                else:
+                    got.append(i)
+        self.cell_cons: dict[int, list[int]] = cell_cons
         self.decided: dict[int, int] = {}
         self.reasons: dict[int, Reason] = {}
         self.describe = describe
@@ -119,7 +128,8 @@ class Propagator:
             if not A:
                 continue
             others: set[int] = set()
-            for c in A:
+            cells_o: set[Any] = A
+            for c in cells_o:
                 others.update(self.cell_cons[c])
             for j in sorted(others):
                 if j == i:
@@ -157,7 +167,8 @@ class Propagator:
                 if not A:
                     continue
                 others: set[int] = set()
-                for c in A:
+                cells_o: set[Any] = A
+                for c in cells_o:
                     others.update(self.cell_cons[c])
                 for j in sorted(others):
                     if j != i and not self._pair(i, j):
@@ -174,7 +185,14 @@ class Propagator:
         A, B = self.cells[i], self.cells[j]
         if not A or not B:
             return False
-        common = len(A & B)
+        # the cells in common counted without making their set (the cells read as objects: a
+        # number made again from the compiled code's integer is a new object past 256)
+        small: set[Any] = A if len(A) <= len(B) else B
+        large: set[Any] = B if len(A) <= len(B) else A
+        common = 0
+        for c in small:
+            if c in large:
+                common += 1
         if not common:
             return False
         only_a, only_b = len(A) - common, len(B) - common

@@ -13,11 +13,12 @@ the size). Written strictly, as above.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 from demine.engine.grid import Geometry, check_dimensions, geometry
+from demine.engine.lanes import cell_numbers
 from demine.engine.pickling import by_fields
 from demine.errors import PositionSyntaxError, SizeError
 
@@ -58,11 +59,14 @@ def changed_cells(old: bytes, new: bytes, start: int = 0) -> list[int]:
     ([], [102])
     """
     if _COMPILED and len(old) <= 4096:
-        out = []
+        # the cells' number objects from a kept tuple (typed Any: a number made from the loop's
+        # integer would be a new object for each cell past 256)
+        nums: Sequence[Any] = cell_numbers(start + len(old))
+        found: list[Any] = []
         for i in range(len(old)):
             if old[i] != new[i]:
-                out.append(start + i)
-        return out
+                found.append(nums[start + i])
+        return found
     x = int.from_bytes(old, "little") ^ int.from_bytes(new, "little")
     if not x:
         return []

@@ -422,16 +422,18 @@ def progress_chance(position: Position, cell: int, mine: list[float]) -> float:
         for x in range(k - 1, 0, -1):
             dist[x] = dist[x - 1] * q + dist[x] * p
         dist[0] = dist[0] * p
-    # the numbers next to those cells, each as (cells in common, its own other cells, mines left)
-    mine_set = set(around)
-    seen: set[int] = set()
+    # the numbers next to those cells, each as (cells in common, its own other cells, mines left):
+    # the shown numbers up to two rows and columns away, those that see one of them (the cells
+    # next to ``cell``, covered and not a mine, are ``around``'s)
+    width = position.width
+    row, col = divmod(cell, width)
     pairs: set[tuple[int, int, int]] = set()  # numbers that see alike count once: any one decides
-    for d in around:
-        for r in nb(d):
+    for rr in range(max(0, row - 2), min(position.height, row + 3)):
+        for cc in range(max(0, col - 2), min(width, col + 3)):
+            r = rr * width + cc
             v = st[r]
-            if v >= COVERED or r in seen:
+            if v >= COVERED:
                 continue
-            seen.add(r)
             inside = other = 0
             left = v
             for e in nb(r):
@@ -439,11 +441,12 @@ def progress_chance(position: Position, cell: int, mine: list[float]) -> float:
                     continue
                 if mine[e] >= 1.0:
                     left -= 1
-                elif e in mine_set:
+                elif -1 <= e // width - row <= 1 and -1 <= e % width - col <= 1:
                     inside += 1
                 else:
                     other += 1
-            pairs.add((inside, other, left))
+            if inside:
+                pairs.add((inside, other, left))
     # the counts the shown numbers allow (each number's mines left, less its other cells, must
     # lie among the shared cells; the shared cells hold no more than it has left): the others
     # are impossible, whatever the independent estimate says
