@@ -31,8 +31,8 @@ When no cell is safe the page asks for the best guess (``GET /hint``, the look-a
 request is measured on its own line.
 The first hints of each game (``GET /hints``) are measured separately. Reports p50/p99/max,
 turns per second, the load generator's own CPU share (and the abusers' process's), the server
-processes' and hint workers' CPU (per phase and per player turn, from /proc), and errors (any non-2xx response or
-transport error).
+processes' and hint workers' CPU (per phase and per player turn, from /proc), and errors (any
+non-2xx response or transport error).
 """
 
 from __future__ import annotations
