@@ -29,8 +29,8 @@ from demine.engine.position import (
 )
 from demine.errors import InconsistentPosition, InputError
 
-#: Whether this module runs compiled (mypyc, an extension module): a loop over bytes then runs at
-#: C speed, faster than picking cells by a mask.
+#: Whether this module runs compiled (mypyc, an extension module): a loop over bytes or a list
+#: then runs at C speed, faster than picking cells by a mask or collecting them in a set.
 _COMPILED: Final = not __file__.endswith(".py")
 
 
@@ -248,7 +248,7 @@ class SystemTracker:
             if full:
                 self._cons = {}
                 self._changed = None
-            if n <= 65536:
+            if _COMPILED and n <= 65536:
                 # the cells next to a change (or all), marked in a list and taken in cell order;
                 # the dictionary and the set get the cells' number objects from a kept tuple
                 # (typed Any: a number made from the loop's integer is a new object past 256)
@@ -276,7 +276,7 @@ class SystemTracker:
                         if record is not None and cons.get(key) != con:
                             record.add(key)
                         cons[key] = con
-            else:
+            else:  # (pure Python, or past 65,536 cells: the cells next to a change in a set)
                 cells: Iterable[int]
                 if old is None or full:
                     cells = range(n)
@@ -358,30 +358,44 @@ def components(
 
     O(total constraint size) with a union-find over constraints.
     """
-    cell_cons: dict[int, list[int]] = {}
-    for i, (cells, _, _) in enumerate(constraints):
+    # (the cells as objects, typed Any, for the dictionaries: a number made from the compiled
+    # code's integer is a new object past 256; the union-find's lookups inline, not a closure)
+    cell_cons: dict[Any, list[int]] = {}
+    for i in range(len(constraints)):
+        cells: Sequence[Any] = constraints[i][0]
         for c in cells:
-            cell_cons.setdefault(c, []).append(i)
+            got = cell_cons.get(c)
+            if got is None:
+                cell_cons[c] = [i]
+            else:
+                got.append(i)
     parent = list(range(len(constraints)))
-
-    def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    boxes: dict[tuple[int, ...], list[int]] = {}
+    boxes: dict[tuple[int, ...], list[Any]] = {}
     for c, cs in cell_cons.items():
         key = tuple(cs)
-        boxes.setdefault(key, []).append(c)
-        r0 = find(cs[0])
-        for other in cs[1:]:
-            r = find(other)
+        got = boxes.get(key)
+        if got is None:
+            boxes[key] = [c]
+        else:
+            got.append(c)
+        r0 = cs[0]
+        while parent[r0] != r0:
+            parent[r0] = parent[parent[r0]]
+            r0 = parent[r0]
+        for k in range(1, len(cs)):
+            r = cs[k]
+            while parent[r] != r:
+                parent[r] = parent[parent[r]]
+                r = parent[r]
             if r != r0:
                 parent[r] = r0
     groups: dict[int, list[tuple[int, ...]]] = {}
     for key in boxes:
-        groups.setdefault(find(key[0]), []).append(key)
+        r = key[0]
+        while parent[r] != r:
+            parent[r] = parent[parent[r]]
+            r = parent[r]
+        groups.setdefault(r, []).append(key)
     out = []
     for keys in groups.values():
         local: dict[int, int] = {}

@@ -346,7 +346,9 @@ def frontier(
         rest = prop.remaining()
         comps = components(rest)
     decided = dict(prop.decided)
-    placed = {c for cs, _, _ in rest for c in cs}  # the frontier's cells, then the decided ones too
+    placed: set[int] = set()  # the frontier's cells, then the decided ones too
+    for cs, _, _ in rest:
+        placed.update(cs)  # (as the objects they are: the compiled code makes none)
     n_frontier = len(placed)
     placed.update(decided)
     off = list(filterfalse(placed.__contains__, system.unknown))

@@ -59,13 +59,18 @@ def changed_cells(old: bytes, new: bytes, start: int = 0) -> list[int]:
     ([], [102])
     """
     if _COMPILED and len(old) <= 4096:
-        # the cells' number objects from a kept tuple (typed Any: a number made from the loop's
-        # integer would be a new object for each cell past 256)
-        nums: Sequence[Any] = cell_numbers(start + len(old))
         found: list[Any] = []
+        if start:
+            for i in range(len(old)):
+                if old[i] != new[i]:
+                    found.append(start + i)
+            return found
+        # the cells' number objects from the board's kept tuple (typed Any: a number made from
+        # the loop's integer would be a new object for each cell past 256)
+        nums: Sequence[Any] = cell_numbers(len(old))
         for i in range(len(old)):
             if old[i] != new[i]:
-                found.append(nums[start + i])
+                found.append(nums[i])
         return found
     x = int.from_bytes(old, "little") ^ int.from_bytes(new, "little")
     if not x:
