@@ -30,8 +30,9 @@ one request per click with hints on (``POST /moves?hints=1``), so a turn's laten
 When no cell is safe the page asks for the best guess (``GET /hint``, the look-ahead search): that
 request is measured on its own line.
 The first hints of each game (``GET /hints``) are measured separately. Reports p50/p99/max,
-turns per second, the load generator's own CPU share, and errors (any non-2xx response or
-transport error).
+turns per second, the load generator's own CPU share (and the abusers' process's), the server
+processes' and hint workers' CPU (per phase and per player turn, from /proc), and errors (any
+non-2xx response or transport error).
 """
 
 from __future__ import annotations
@@ -362,7 +363,9 @@ def abusers_main(url: str, seconds: float, spec: str) -> None:
 
 def tree_cpu(root: int) -> tuple[float, float]:
     """CPU seconds so far of the server processes under ``root`` (itself included) and of their
-    hint workers (the processes started by multiprocessing), from /proc (Linux; zeros elsewhere)."""
+    hint workers (the processes started by multiprocessing that start none themselves; with
+    ``--processes N`` the server processes are started by multiprocessing too), from /proc (Linux;
+    zeros elsewhere)."""
     ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
     servers = workers = 0.0
     try:
@@ -384,9 +387,10 @@ def tree_cpu(root: int) -> tuple[float, float]:
         more = {pid for pid, (ppid, _, _) in stats.items() if ppid in tree} - tree
         tree |= more
         grown = bool(more)
+    parents = {stats[pid][0] for pid in tree & stats.keys()}
     for pid in tree & stats.keys():
         _, cpu, worker = stats[pid]
-        if worker:
+        if worker and pid not in parents:
             workers += cpu
         else:
             servers += cpu

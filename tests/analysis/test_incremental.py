@@ -38,6 +38,14 @@ def _check(frame: Frame, after: Position, cell: int) -> Frame | None:
     assert (n == 0) == bool(want.safe)
     got = derived.analysis()
     _same(got, want)
+    # the chances read without the analysis: the same count, safe cells and chances
+    z, safe, boxes, off = derived.chances()
+    assert (z, frozenset(safe), len(safe)) == (want.solutions, want.safe, len(want.safe))
+    for (num, den), box in boxes:
+        assert all(want.probability(c) == Fraction(num, den) for c in box)
+    assert (off is None) == (not derived.off)
+    if off is not None:
+        assert all(want.probability(c) == Fraction(*off) for c in derived.off)
     assert frame.after(after, cell).survival() == (want.solutions, survive_one(want))
     return derived
 

@@ -104,6 +104,39 @@ class Part:
         return M
 
 
+#: The cells opened since a search's root, with their numbers, in cell order: a derived
+#: position's name within its search (the same cells opened in any order give the same position).
+Path = tuple[tuple[int, int], ...]
+
+#: The parts a list of constraints (and the mines left for it) makes, and the cells its rules
+#: decide (None: it cannot hold), by the constraints and that number of mines.
+Rebuilt = dict[tuple[tuple[Constraint, ...], int], tuple[dict[int, int], list[Part]] | None]
+
+
+class Search:
+    """What the frames of one search share (:meth:`Frame.root` makes it, :meth:`Frame.after`
+    passes it on): component counts and structures, the parts of a list of constraints, and the
+    survivals counted."""
+
+    __slots__ = ("cache", "rebuilt", "shapes", "states", "survived", "unknown")
+
+    def __init__(self, cache: CountCache, states: int, unknown: list[int]) -> None:
+        self.cache = cache
+        """Component counts by structure."""
+        self.states = states
+        """The most states a count may store (``Limit.states``)."""
+        self.shapes: Shapes = {}
+        """Component structures already met."""
+        self.rebuilt: Rebuilt = {}
+        """The parts made by :meth:`Frame.after` by their constraints: a number next to parts
+        that another number left as they were (the same cell opened after each number of
+        another candidate) gives the same parts again."""
+        self.survived: dict[Path, tuple[int, float] | None] = {}
+        """The survivals counted, by path (:meth:`Frame.survival_after`; None: no layout)."""
+        self.unknown = unknown
+        """The root's covered cells (its system's unknown cells), in cell order."""
+
+
 def _constraints_of(comp: Component) -> list[Constraint]:
     """A component's constraints, ``(sorted cells, value, label)``, in label order."""
     boxes = comp.boxes
@@ -122,36 +155,30 @@ class Frame:
     __slots__ = (
         "_part_of",
         "_weighed",
-        "cache",
         "decided",
         "known_mines",
         "mines_left",
         "note",
         "off",
         "parts",
+        "path",
         "position",
-        "shapes",
-        "states",
-        "unknown",
+        "search",
     )
 
     def __init__(
         self,
         position: Position,
-        unknown: list[int],
         mines_left: int,
         known_mines: frozenset[int],
         note: str,
         decided: dict[int, int],
         parts: list[Part],
         off: list[int],
-        cache: CountCache,
-        states: int,
-        shapes: Shapes,
+        search: Search,
+        path: Path = (),
     ) -> None:
         self.position = position
-        self.unknown = unknown
-        """The covered cells (the system's unknown cells), in cell order."""
         self.mines_left = mines_left
         self.known_mines = known_mines
         self.note = note
@@ -160,12 +187,10 @@ class Frame:
         self.parts = parts
         self.off = off
         """The unknown cells in no constraint and not decided."""
-        self.cache = cache
-        """Component counts by structure, shared by the frames of one search."""
-        self.states = states
-        """The most states a count may store (``Limit.states``)."""
-        self.shapes = shapes
-        """Component structures already met in the search."""
+        self.search = search
+        """What the frames of its search share."""
+        self.path = path
+        """The cells opened since the search's root and their numbers, in cell order."""
         self._part_of: dict[int, Part] | None = None
         self._weighed: tuple[int, int, list[list[int]]] | None = None
 
@@ -201,16 +226,13 @@ class Frame:
         off = [c for c in system.unknown if c not in placed]
         return cls(
             position,
-            list(system.unknown),
             system.mines_left,
             system.known_mines,
             system.flag_note,
             decided,
             parts,
             off,
-            cache,
-            limit.states,
-            {},
+            Search(cache, limit.states, list(system.unknown)),
         )
 
     def _shape(self, local: list[Constraint], deadline: float | None) -> list[Piece] | None:
@@ -219,7 +241,7 @@ class Frame:
         labels) and kept in the search's cache; None when a component is wide enough for the
         pair rule to run first (:func:`~demine.analysis.exact.solve_system`'s test)."""
         key = tuple([(cs, lab) for cs, _, lab in local])
-        shapes = self.shapes
+        shapes = self.search.shapes
         if key in shapes:
             return shapes[key]
         comps = components(local)
@@ -229,6 +251,15 @@ class Frame:
             got = [Piece(comp, [index[lab] for lab in comp.cons_label]) for comp in comps]
         shapes[key] = got
         return got
+
+    @property
+    def unknown(self) -> list[int]:
+        """The covered cells (the system's unknown cells), in cell order: the root's without
+        those opened since (made when asked for: most frames of a search never are)."""
+        if not self.path:
+            return self.search.unknown
+        opened = {c for c, _ in self.path}
+        return [c for c in self.search.unknown if c not in opened]
 
     def part_of(self, cell: int) -> Part | None:
         """The part whose constraints hold ``cell`` (None: decided or off the frontier)."""
@@ -273,43 +304,29 @@ class Frame:
                     cs = tuple(c for c in cs if c != cell)
                 local.append((cs, v, lab))
         local.sort(key=lambda t: t[2])
-        cache = self.cache
-        parts = [p for p in self.parts if id(p) not in touched]
-        shape = None
-        if all(0 < v < len(cs) for cs, v, _ in local):
-            # no rule fires: the parts are the shape's (known from an earlier number of the same
-            # cell, or another search step), with these values
-            shape = self._shape(local, deadline)
-        if shape is not None:
-            if cell in decided:
-                decided = dict(decided)
-                del decided[cell]
-            left = self.mines_left - sum(decided.values())
-            for piece in shape:
-                cons = [local[i] for i in piece.members]
-                comp = piece.comp
-                comp = Component(
-                    comp.boxes, comp.box_cons, [v for _, v, _ in cons], comp.cons_label, comp.cons_boxes
-                )
-                if piece.order is None:
-                    piece.order = elimination_order(comp, deadline)
-                parts.append(Part(cons, _count_cached(comp, left, deadline, self.states, cache, piece.order)))
+        # (a cell decided here is safe: the mines left are the same without it)
+        left = self.mines_left - sum(decided.values())
+        key = (tuple(local), left)
+        rebuilt = self.search.rebuilt
+        if key in rebuilt:
+            got = rebuilt[key]
+            if got is None:
+                raise InconsistentPosition("these numbers cannot all hold", ())
         else:
-            prop = Propagator(local, _describer(after), self.note)
-            prop.run_numbers()
-            comps = components(prop.remaining())
-            if any(len(c.boxes) >= PAIR_BOXES and _width(c, deadline) >= PAIR_WIDTH for c in comps):
-                prop.run_all()
-                comps = components(prop.remaining())
-            if prop.decided or cell in decided:
-                decided = dict(decided)
-                decided.pop(cell, None)
-                decided.update(prop.decided)
-            left = self.mines_left - sum(decided.values())
-            for comp in comps:
-                parts.append(
-                    Part(_constraints_of(comp), _count_cached(comp, left, deadline, self.states, cache))
-                )
+            try:
+                got = self._rebuild(local, left, after, deadline)
+            except InconsistentPosition:
+                rebuilt[key] = None
+                raise
+            rebuilt[key] = got
+        found, made = got
+        if found or cell in decided:
+            decided = dict(decided)
+            decided.pop(cell, None)
+            decided.update(found)
+            left -= sum(found.values())
+        parts = [p for p in self.parts if id(p) not in touched]
+        parts += made
         if left < 0:
             raise InconsistentPosition("the numbers need more mines than are left", (), mine_count=True)
         off = self.off
@@ -319,21 +336,54 @@ class Frame:
                 off.remove(c)
             if home is None and cell not in self.decided:
                 off.remove(cell)
-        unknown = self.unknown.copy()
-        unknown.remove(cell)
         return Frame(
             after,
-            unknown,
             self.mines_left,
             self.known_mines,
             self.note,
             decided,
             parts,
             off,
-            cache,
-            self.states,
-            self.shapes,
+            self.search,
+            tuple(sorted((*self.path, (cell, after.states[cell])))),
         )
+
+    def _rebuild(
+        self, local: list[Constraint], left: int, after: Position, deadline: float | None
+    ) -> tuple[dict[int, int], list[Part]]:
+        """The parts of ``local`` (constraints in label order, ``left`` mines left for them and
+        the parts they do not touch), counted, and the cells its rules decide; raises as
+        :meth:`after` does (kept by :meth:`after` per search)."""
+        cache = self.search.cache
+        states = self.search.states
+        shape = None
+        if all(0 < v < len(cs) for cs, v, _ in local):
+            # no rule fires: the parts are the shape's (known from an earlier number of the same
+            # cell, or another search step), with these values
+            shape = self._shape(local, deadline)
+        parts = []
+        if shape is not None:
+            for piece in shape:
+                cons = [local[i] for i in piece.members]
+                comp = piece.comp
+                comp = Component(
+                    comp.boxes, comp.box_cons, [v for _, v, _ in cons], comp.cons_label, comp.cons_boxes
+                )
+                if piece.order is None:
+                    piece.order = elimination_order(comp, deadline)
+                parts.append(Part(cons, _count_cached(comp, left, deadline, states, cache, piece.order)))
+            return {}, parts
+        prop = Propagator(local, _describer(after), self.note)
+        prop.run_numbers()
+        comps = components(prop.remaining())
+        if any(len(c.boxes) >= PAIR_BOXES and _width(c, deadline) >= PAIR_WIDTH for c in comps):
+            prop.run_all()
+            comps = components(prop.remaining())
+        found = dict(prop.decided)
+        left -= sum(found.values())
+        for comp in comps:
+            parts.append(Part(_constraints_of(comp), _count_cached(comp, left, deadline, states, cache)))
+        return found, parts
 
     def _weigh(self, deadline: float | None) -> tuple[int, int, list[list[int]]]:
         """Over all layouts: the weight of those with a mine on one given cell off the frontier,
@@ -342,6 +392,16 @@ class Frame:
         if self._weighed is None:
             self._weighed = self._weigh_now(deadline)
         return self._weighed
+
+    def _count(self, deadline: float | None) -> int:
+        """The count of layouts (:meth:`_weigh`'s second number, without the weights; raises
+        :class:`InconsistentPosition` when it is 0)."""
+        left = self.mines_left - sum(self.decided.values())
+        pre = prefix_products([p.counted.W for p in self.parts], deadline)
+        z = off_weights(pre[-1], len(self.off), left)[1]
+        if z == 0:
+            raise InconsistentPosition("these numbers cannot all hold", ())
+        return z
 
     def _weigh_now(self, deadline: float | None) -> tuple[int, int, list[list[int]]]:
         left = self.mines_left - sum(self.decided.values())
@@ -354,6 +414,28 @@ class Frame:
             raise InconsistentPosition("these numbers cannot all hold", ())
         weights = weights_with_total(polys, pre, n_off, left, deadline)
         return num, z, [p.weighted(R) for p, R in zip(parts, weights, strict=True)]
+
+    def survival_after(self, after: Position, cell: int, deadline: float | None = None) -> tuple[int, float]:
+        """``self.after(after, cell, deadline).survival(deadline)``, counted once per position in
+        a search: two cells opened in either order give the same position (a candidate's number
+        and then another candidate's, or the other way round), and its survival is kept by path
+        (the count and the chance are those of the position, whatever frame they are derived
+        from). Raises as :meth:`after` and :meth:`survival` do (an impossible position every
+        time it is met)."""
+        key = tuple(sorted((*self.path, (cell, after.states[cell]))))
+        survived = self.search.survived
+        if key in survived:
+            got = survived[key]
+            if got is None:
+                raise InconsistentPosition("these numbers cannot all hold", ())
+            return got
+        try:
+            got = self.after(after, cell, deadline).survival(deadline)
+        except InconsistentPosition:
+            survived[key] = None
+            raise
+        survived[key] = got
+        return got
 
     def survival(self, deadline: float | None = None) -> tuple[int, float]:
         """The frame's count of layouts, and the chance to survive one more reveal: 1 with a
@@ -368,6 +450,9 @@ class Frame:
         denominator)``: the value of its analysis's ``min_probability`` (0 when a cell is proven
         safe; 1 when every covered cell is a mine), without the analysis's table of every cell.
         Raises as :meth:`analysis` does."""
+        if self._weighed is None and 0 in self.decided.values():
+            # a cell is proven safe: only the count is needed, not each box's weight
+            return self._count(deadline), 0, 1
         num, z, weighed = self._weigh(deadline)
         if 0 in self.decided.values():
             return z, 0, 1
@@ -385,6 +470,28 @@ class Frame:
             if num * best_d < best_n * z:
                 best_n, best_d = num, z
         return z, best_n, best_d
+
+    def chances(
+        self, deadline: float | None = None
+    ) -> tuple[int, list[int], list[tuple[tuple[int, int], tuple[int, ...]]], tuple[int, int] | None]:
+        """What :meth:`analysis` gives, without its table of every cell: the count of layouts,
+        the cells proven safe, each box of the parts with its chance of a mine as ``(numerator,
+        denominator)`` (the same pair as the analysis's, one per box), and the chance of the
+        cells off the frontier (None without any). Raises as :meth:`analysis` does."""
+        num, z, weighed = self._weigh(deadline)
+        safe = [c for c, v in self.decided.items() if v == 0]
+        boxes = []
+        for p, M in zip(self.parts, weighed, strict=True):
+            for m, cells in zip(M, p.counted.comp.boxes, strict=True):
+                boxes.append(((m, len(cells) * z), cells))
+                if m == 0:
+                    safe.extend(cells)
+        off = None
+        if self.off:
+            off = (num, z)
+            if num == 0:
+                safe.extend(self.off)
+        return z, safe, boxes, off
 
     def analysis(self, deadline: float | None = None) -> Analysis:
         """The frame's analysis: exact probabilities (what :func:`solve_system` gives on its

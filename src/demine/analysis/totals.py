@@ -71,6 +71,9 @@ def weights_with_total(
     :func:`prefix_products`), ``R[t]``: the ways the other components and the ``n_off`` cells off
     the frontier complete a layout of ``left`` mines when this one holds ``t`` (the weights
     :func:`marginals` takes under a mine total; :class:`OverBudget` past ``deadline``)."""
+    # the ways the off cells take the rest when the components hold j mines in all, read by
+    # every component (j = t + u < the length of the product of them all)
+    rest = [_comb(n_off, left - j) for j in range(len(pre[-1]))]
     out = []
     for W, others in zip(polys, all_but_one(polys, pre, deadline), strict=True):
         R = [0] * len(W)
@@ -78,7 +81,7 @@ def weights_with_total(
             acc = 0
             for u, o in enumerate(others):
                 if o:
-                    acc += o * _comb(n_off, left - t - u)
+                    acc += o * rest[t + u]
             R[t] = acc
         out.append(R)
     return out

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cmp_to_key
 
 from demine.analysis import Analysis, Limit, analyze
 from demine.analysis.constraints import System, position_system, system_after
@@ -92,7 +93,7 @@ def _outcomes(
             if isinstance(system, Frame):
                 frame = system.after(after, cell, deadline)
                 z, n, d = frame.lowest(deadline)  # (z > 0: no layout left raises)
-                safety = Fraction(1) if n == 0 else 1 - Fraction(n, d)
+                safety = Fraction(1) if n == 0 else Fraction(d - n, d)
                 out.append((z, safety, 1.0 if n == 0 or n == d else 1.0 - n / d, None, frame))
                 continue
             if system is None:
@@ -319,7 +320,12 @@ def _outcomes_pruned(
     total = sum(n for n, _ in outs)
     if not total:
         return None
-    weighted = sum((n * f for n, f in outs), Fraction(0))
+    # the sum of n x f over a common denominator, made a fraction once (the same value)
+    num, den = 0, 1
+    for n, f in outs:
+        p, q = f.numerator, f.denominator
+        num, den = num * q + n * p * den, den * q
+    weighted = Fraction(num, den)
     if beat is not None and safe_c * (weighted / total) < beat:
         return None
     return total, weighted, len(outs)
@@ -327,7 +333,7 @@ def _outcomes_pruned(
 
 def _survive_two(
     position: Position,
-    a: Analysis,
+    a: Analysis | None,
     system: System | Frame,
     cache: CountCache,
     deadline: float | None,
@@ -344,19 +350,26 @@ def _survive_two(
     least the chance this function would return), that bound may be returned instead: the caller
     then decides the same with it. With a :class:`~demine.analysis.incremental.Frame`, the numbers
     of a candidate are counted one at a time, and the candidate is left as soon as the layouts
-    counted so far show that it cannot beat the best so far, or that ``drops`` holds."""
-    if len(a.safe) >= 2:
+    counted so far show that it cannot beat the best so far, or that ``drops`` holds; the chances
+    are then read from the frame (:meth:`~demine.analysis.incremental.Frame.chances`, the same
+    numbers as its analysis's) and ``a`` may be None."""
+    z: int | None
+    if isinstance(system, Frame):
+        z, safe, boxes, off_nd = system.chances(deadline)
+    else:
+        assert a is not None  # (a system comes with its analysis)
+        z, safe, boxes, off_nd = a.solutions, list(a.safe), [], None
+    if len(safe) >= 2:
         return 1.0
-    if a.safe:
-        (s,) = a.safe
+    if safe:
+        (s,) = safe
         found = _reveal_worth(
-            position, s, system, cache, deadline, make_stop(a, (0, 1), 1.0, 0.0, 0.0, drops)
+            position, s, system, cache, deadline, make_stop(z, (0, 1), 1.0, 0.0, 0.0, drops)
         )
         if found is None or isinstance(found, float):
             return found
         total, weighted = found
         return weighted / total if total else 1.0
-    ratios = a.ratios
     zero_key = zero_chance_keys(position)
     n_nb = neighbour_counts(position.width, position.height)
     front: list[tuple[Ratio, int, int]] = []
@@ -365,16 +378,15 @@ def _survive_two(
     if isinstance(system, Frame):
         # the frame's parts hold the frontier's cells no rule decided (a cell in a constraint
         # touches its number), its off cells the others; the rules' cells are safe or mines
-        for part in system.parts:
-            for c in part.cells:
-                nd = ratios[c]
-                if nd[0] != nd[1]:
-                    front.append((nd, zero_key(c), c))
-        if system.off:
-            nd = ratios[system.off[0]]  # (one chance for them all)
-            if nd[0] != nd[1]:
-                off, off_p = min((n_nb[c], c) for c in system.off), nd
+        for chance, box in boxes:
+            if chance[0] != chance[1]:
+                for c in box:
+                    front.append((chance, zero_key(c), c))
+        if off_nd is not None and off_nd[0] != off_nd[1]:  # (one chance for them all)
+            off, off_p = min((n_nb[c], c) for c in system.off), off_nd
     else:
+        assert a is not None
+        ratios = a.ratios
         st = position.states
         cells = [c for c, nd in ratios.items() if nd[0] != nd[1] and st[c] == COVERED]
         for c, near in zip(cells, touches_revealed(position, cells), strict=True):
@@ -384,7 +396,7 @@ def _survive_two(
                 off, off_p = (n_nb[c], c), ratios[c]
     if not front and off is None:
         return 1.0  # every covered cell is a mine: won
-    front.sort(key=lambda t: (a.probability(t[2]), t[1], t[2]))
+    front = _by_chance(front)
     cands = [(1.0 - t[0][0] / t[0][1], t[2], t[0]) for t in front[:inner]]
     if off is not None and off_p is not None:
         cands.append((1.0 - off_p[0] / off_p[1], off[1], off_p))
@@ -399,7 +411,7 @@ def _survive_two(
         if i and drops is not None and drops(max(best, safety + STOP_MARGIN)):
             return max(best, safety + STOP_MARGIN)
         found = _reveal_worth(
-            position, c, system, cache, deadline, make_stop(a, nd, safety, best, later, drops)
+            position, c, system, cache, deadline, make_stop(z, nd, safety, best, later, drops)
         )
         if found is None:
             return None
@@ -411,6 +423,28 @@ def _survive_two(
         if total:
             best = max(best, safety * weighted / total)
     return best
+
+
+def _by_chance(front: list[tuple[Ratio, int, int]]) -> list[tuple[Ratio, int, int]]:
+    """``front``'s (chance of a mine, zero key, cell) sorted by the chance (exactly), then the
+    zero key and the cell. The few distinct chances are ranked first (the cells of a box share one
+    value object; equal chances get one rank), so the cells are sorted by integers, not by
+    fractions of counts with many digits."""
+    values = list({id(nd): nd for nd, _, _ in front}.values())
+    values.sort(key=cmp_to_key(_compare))
+    rank: dict[int, int] = {}
+    r = 0
+    for i, nd in enumerate(values):
+        if i and _compare(values[i - 1], nd):
+            r += 1
+        rank[id(nd)] = r
+    return sorted(front, key=lambda t: (rank[id(t[0])], t[1], t[2]))
+
+
+def _compare(x: Ratio, y: Ratio) -> int:
+    """-1, 0 or 1 as the chance ``x`` is below, equal to or above ``y`` (positive denominators)."""
+    lhs, rhs = x[0] * y[1], y[0] * x[1]
+    return -1 if lhs < rhs else (1 if lhs > rhs else 0)
 
 
 def _reveal_worth(
@@ -477,16 +511,14 @@ def _three_guesses(
             if not pace.fits():
                 return None
             if isinstance(after, Frame):
+                # (its counts are kept: nothing is counted again; no analysis is made)
                 base: System | Frame = after
-                if o is None:  # (its counts are kept: nothing is counted again)
-                    o = after.analysis(deadline)
                 after = after.position
             else:
                 try:
                     base = system_after(system, after, cell)
                 except InconsistentPosition:
                     continue
-            assert o is not None  # (an outcome without a frame has its analysis)
             # (the test below, with an upper bound of v2: when it drops the candidate, so does v2)
             drops = dropper(safe_c, acc, n, rest, total, best_v)
             v2 = _survive_two(after, o, base, cache, deadline, inner, drops)
