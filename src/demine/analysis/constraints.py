@@ -259,23 +259,9 @@ class SystemTracker:
                         for d in geo.neighbours(c):
                             mark[d] = True
                 nums: Sequence[Any] = cell_numbers(n)
-                cons = self._cons
-                record = self._changed
                 for cell in range(n):
-                    if not mark[cell]:
-                        continue
-                    key = nums[cell]  # (what _look does, inline: it runs for a hundred cells)
-                    found = None
-                    if st[cell] < COVERED:
-                        found = _number_constraint(position, cell, self.trust_flags, geo.neighbours(cell))
-                    if found is None:
-                        if cons.pop(key, None) is not None and record is not None:
-                            record.add(key)
-                    else:
-                        con = (found[0], found[1], key)
-                        if record is not None and cons.get(key) != con:
-                            record.add(key)
-                        cons[key] = con
+                    if mark[cell]:
+                        self._look(position, geo, cell, nums[cell])
             else:  # (pure Python, or past 65,536 cells: the cells next to a change in a set)
                 cells: Iterable[int]
                 if old is None or full:
