@@ -45,7 +45,7 @@ from typing import Final
 from demine.analysis.constraints import Component, System, components
 from demine.analysis.order import OverBudget, elimination_order, greedy_order
 from demine.analysis.result import Analysis, Limit, Ratio, Reason
-from demine.analysis.rules import Propagator
+from demine.analysis.rules import Constraint, Propagator
 from demine.analysis.totals import off_weights, prefix_products, weights_with_total
 from demine.errors import InconsistentPosition
 from demine.text import plural
@@ -70,6 +70,23 @@ def _width(comp: Component, deadline: float | None = None) -> int:
     """How many constraints the greedy elimination order keeps open at most."""
     _, shift_m, bits = _plan(comp, greedy_order(comp, None, deadline))
     return shift_m // bits
+
+
+def wide(comps: list[Component], deadline: float | None = None) -> bool:
+    """Whether a component is wide enough for the pair rule to run before the count."""
+    return any(len(c.boxes) >= PAIR_BOXES and _width(c, deadline) >= PAIR_WIDTH for c in comps)
+
+
+def ruled(prop: Propagator, deadline: float | None = None) -> tuple[list[Constraint], list[Component]]:
+    """The constraints ``prop``'s number rule left and their components, after its pair rule on a
+    :func:`wide` frontier (cheap next to the count it saves) unless at its fixed point already."""
+    rest = prop.remaining()
+    comps = components(rest)
+    if not prop.paired and wide(comps, deadline):
+        prop.run_all()
+        rest = prop.remaining()
+        comps = components(rest)
+    return rest, comps
 
 
 @dataclass(slots=True)
@@ -330,21 +347,11 @@ class Gathered:
 def frontier(
     system: System, prop: Propagator, deadline: float | None = None
 ) -> tuple[list[Component], dict[int, int], int, list[int], int | None]:
-    """What is left to count once ``prop``'s number rule has run (and its pair rule, on a wide
-    frontier: cheap next to the count it saves): the components, the cells the rules decided (1 a
+    """What is left to count after :func:`ruled`: the components, the cells the rules decided (1 a
     mine, 0 safe), the count of frontier cells, the covered cells off the frontier, and the mines
-    left for the frontier and those cells (None: no total). When ``prop``'s pair rule is at its
-    fixed point already (a player's pair rule ran before the count) it is not run again: it would
-    decide nothing. Raises :class:`InconsistentPosition`
-    when the decided mines are more than are left."""
-    rest = prop.remaining()
-    comps = components(rest)
-    if not prop.paired and any(
-        len(c.boxes) >= PAIR_BOXES and _width(c, deadline) >= PAIR_WIDTH for c in comps
-    ):
-        prop.run_all()
-        rest = prop.remaining()
-        comps = components(rest)
+    left for them (None: no total). Raises :class:`InconsistentPosition` if the decided mines are
+    more than are left."""
+    rest, comps = ruled(prop, deadline)
     decided = dict(prop.decided)
     placed: set[int] = set()  # the frontier's cells, then the decided ones too
     for cs, _, _ in rest:

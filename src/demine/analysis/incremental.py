@@ -23,14 +23,13 @@ import time
 
 from demine.analysis.constraints import Component, System, _describer, _number_constraint, components
 from demine.analysis.exact import (
-    PAIR_BOXES,
-    PAIR_WIDTH,
     CountCache,
     Counted,
     Gathered,
     _count_cached,
-    _width,
     marginals,
+    ruled,
+    wide,
 )
 from demine.analysis.order import elimination_order
 from demine.analysis.result import Analysis, Limit, Reason
@@ -210,10 +209,7 @@ class Frame:
             raise ValueError("a frame needs a known mine total")
         prop = Propagator(system.constraints, system.describe, system.flag_note)
         prop.run_numbers()
-        comps = components(prop.remaining())
-        if any(len(c.boxes) >= PAIR_BOXES and _width(c, deadline) >= PAIR_WIDTH for c in comps):
-            prop.run_all()
-            comps = components(prop.remaining())
+        _, comps = ruled(prop, deadline)
         decided = dict(prop.decided)
         left = system.mines_left - sum(decided.values())
         if left < 0:
@@ -239,14 +235,14 @@ class Frame:
         """The components of ``local`` (constraints in label order that no rule changes) as
         pieces whose values are filled in from ``local``: made once per structure (the cells and
         labels) and kept in the search's cache; None when a component is wide enough for the
-        pair rule to run first (:func:`~demine.analysis.exact.solve_system`'s test)."""
+        pair rule to run first (:func:`~demine.analysis.exact.wide`)."""
         key = tuple([(cs, lab) for cs, _, lab in local])
         shapes = self.search.shapes
         if key in shapes:
             return shapes[key]
         comps = components(local)
         got: list[Piece] | None = None
-        if not any(len(c.boxes) >= PAIR_BOXES and _width(c, deadline) >= PAIR_WIDTH for c in comps):
+        if not wide(comps, deadline):
             index = {lab: i for i, (_, _, lab) in enumerate(local)}
             got = [Piece(comp, [index[lab] for lab in comp.cons_label]) for comp in comps]
         shapes[key] = got
@@ -375,10 +371,7 @@ class Frame:
             return {}, parts
         prop = Propagator(local, _describer(after), self.note)
         prop.run_numbers()
-        comps = components(prop.remaining())
-        if any(len(c.boxes) >= PAIR_BOXES and _width(c, deadline) >= PAIR_WIDTH for c in comps):
-            prop.run_all()
-            comps = components(prop.remaining())
+        _, comps = ruled(prop, deadline)
         found = dict(prop.decided)
         left -= sum(found.values())
         for comp in comps:
