@@ -39,6 +39,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from demine.web.finished import encode
 from demine.web.limits import RateLimiter
 from demine.web.service import Service
 from demine.web.workers import CLIENT
@@ -63,7 +64,7 @@ Handler = Callable[[Request, Any], Response | Awaitable[Response]]
 
 def json_response(obj: Any) -> Response:
     """A JSON response written directly (the API's objects are plain dicts and lists already)."""
-    return Response(json.dumps(obj, separators=(",", ":")), media_type="application/json")
+    return Response(encode(obj), media_type="application/json")
 
 
 class FastRoutes:

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import json
 import random
 import threading
 import time
@@ -48,6 +47,7 @@ from pydantic import BaseModel, Field
 from demine.puzzles import Puzzle, Rating, attempt, daily, read_puzzles
 from demine.puzzles.judge import AllAttempt, judge
 from demine.puzzles.model import BANDS, band
+from demine.web.fastpaths import json_response as _json
 from demine.web.limits import RateLimiter, ServeLimits
 from demine.web.store import Store
 
@@ -331,9 +331,6 @@ def add_puzzle_routes(
 ) -> None:
     """The ``/api/puzzles`` endpoints (see the module's docstring); ``player_of`` turns a bearer
     token into the player's hash (401 for a token no player has)."""
-
-    def _json(obj: Any) -> Response:
-        return Response(json.dumps(obj, separators=(",", ":")), media_type="application/json")
 
     def find(puzzle_id: str) -> Puzzle:
         p = _set()[1].get(puzzle_id)
