@@ -221,8 +221,16 @@ def test_the_pruned_search_agrees_with_a_plain_one() -> None:
         if not layouts or len(layouts) < 2:
             continue
         obs = _observations(p, layouts)
-        found = _Endgame.of(p, layouts).best_move()
+        search = _Endgame.of(p, layouts)
+        # the bitsets made from each cell's mine bitsets: the table of every layout's numbers,
+        # each cell's things shown in the order of their first layout
+        plain = _Endgame(obs)
+        assert [(c, list(m.items())) for c, m in search.shows.items()] == [
+            (c, list(m.items())) for c, m in plain.shows.items()
+        ]
+        found = search.best_move()
         assert found is not None
+        assert found == plain.best_move() and search.nodes == plain.nodes and search.memo == plain.memo
         assert found[1] == pytest.approx(float(_tree_value(layouts, obs)), abs=1e-12)
         checked += 1
 
@@ -703,3 +711,25 @@ def test_the_inner_level_stops_early_only_where_its_caller_decides_the_same() ->
                     stopped += got != plain
                 checked += 1
     assert checked >= 30 and stopped >= 1
+
+
+def test_the_fifty_fifty_scan_picks_every_number_that_could_hold_one() -> None:
+    # the numbers picked by byte lanes (fifty._candidates) against a look at every cell: a number
+    # with exactly two unknown neighbours (covered, not known mines) needing one more mine
+    from demine.players.best.fifty import _candidates
+    from tests.helpers import random_position
+
+    rng = random.Random(7)
+    for _ in range(200):
+        w, h = rng.choice([(9, 9), (16, 16), (30, 16), (5, 3), (1, 7)])
+        p, _ = random_position(rng, w, h, rng.randint(1, w * h // 4), rng.randint(1, w * h), flag_share=0.3)
+        st = p.states
+        known = frozenset(rng.sample(range(p.cells), rng.randint(0, 6))) | frozenset(p.flagged_cells())
+        want = []
+        for c in range(p.cells):
+            nb = p.geometry.neighbours(c)
+            unknown = [d for d in nb if st[d] == COVERED and d not in known]
+            if 1 <= st[c] < COVERED and len(unknown) == 2 and st[c] - sum(d in known for d in nb) == 1:
+                want.append(c)
+        picked = _candidates(p, known)
+        assert [c for c in range(p.cells) if picked[c]] == want

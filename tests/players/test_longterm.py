@@ -16,12 +16,13 @@ from demine.analysis import Analysis, Limit
 from demine.analysis.constraints import System, position_system
 from demine.analysis.exact import CountCache, solve_system
 from demine.analysis.order import OverBudget
+from demine.analysis.rules import Constraint
 from demine.engine.grid import geometry
 from demine.engine.position import COVERED, FLAG
 from demine.errors import InconsistentPosition
 from demine.players.best import BestSettings, best_move, forced_fifty
 from demine.players.best.lookahead import most_telling
-from demine.players.longterm import Influence, Structure, count_layouts
+from demine.players.longterm import Influence, Structure, _Root, count_layouts
 from tests.helpers import random_position
 
 # From a seeded intermediate game (best with long-term risk). (8,0)/(8,1) hold one mine (the 3 at
@@ -250,3 +251,41 @@ def test_a_tally_counts_what_the_full_analysis_counts(seed: int) -> None:
         sys2 = System(system.unknown, [*system.constraints, *extra], system.mines_left, system.known_mines)
         want = _count_or_error(lambda s: solve_system(s, limit, approximate=False).solutions or 0, sys2)
         assert _count_or_error(lambda s: count_layouts(s, cap, cache), sys2) == want
+
+
+@cases
+@seeds
+def test_a_tally_from_the_touched_components_is_the_whole_systems_count(seed: int) -> None:
+    # a structure's count made from the root's components (only those its cells touch counted
+    # again: longterm._Root) against count_layouts on the whole system with the structure's
+    # constraints: the same count, or the same refusal, with state budgets small enough to run out
+    # on some; None only where the pair rule would run first (the caller then counts the whole)
+    rng = random.Random(seed)
+    p, _ = random_position(rng, 16, 16, 40, 150, flag_share=0.5)
+    try:
+        a = analyze(p)
+    except InconsistentPosition:
+        return
+    if a.solutions is None:
+        return
+    system = position_system(p)
+    cap = rng.choice([200_000, 60, 12])
+    inf = Influence(p, a, system)
+    structures = list(inf.scan())
+    for cell in rng.sample(list(a.unknown), min(8, len(a.unknown))):
+        structures.extend(s for _, s in inf._around(cell))
+    root = _Root(system, cap)
+    mine: CountCache = {}
+    whole: CountCache = {}
+    for s in structures[:16]:
+        extra: list[Constraint] = [((m,), 1, -1) for m in (*s.missing, *s.mines)]
+        extra += [((c,), 0, -1) for c in s.safe]
+        sys2 = System(system.unknown, [*system.constraints, *extra], system.mines_left, system.known_mines)
+        want = _count_or_error(lambda s: count_layouts(s, cap, whole), sys2)
+        try:
+            got: int | str = root.count(extra, system, mine) or -1
+        except InconsistentPosition:
+            got = "inconsistent"
+        except OverBudget:
+            got = "over budget"
+        assert got in (want, -1), s

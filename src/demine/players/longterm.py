@@ -28,11 +28,11 @@ from fractions import Fraction
 from typing import Any
 
 from demine.analysis import Analysis, Limit
-from demine.analysis.constraints import System
-from demine.analysis.exact import CountCache, _count_cached, frontier
+from demine.analysis.constraints import System, components
+from demine.analysis.exact import CountCache, _count_cached, frontier, wide
 from demine.analysis.order import OverBudget
 from demine.analysis.result import Pace
-from demine.analysis.rules import Propagator
+from demine.analysis.rules import Constraint, Propagator
 from demine.analysis.totals import off_weights, prefix_products
 from demine.engine.pickling import by_fields
 from demine.engine.position import COVERED, Position
@@ -100,6 +100,8 @@ class Influence:
         self._counts: CountCache = {}  # the tallies' component counts (most are shared)
         self._enablers: dict[int, int] | None = None
         self._scan: list[Structure] | None = None
+        self._root: _Root | None = None
+        self._plain = system.mines_left is None  # (then every tally is counted as a whole)
 
     # --------------------------------------------------------------------- structures
     def _hidden(self, r: int, c: int) -> bool:
@@ -216,19 +218,39 @@ class Influence:
             if not self._pace.fits():
                 self._tally[s] = 0  # out of time: counted as never formed
                 return 0
-            extra = [((m,), 1, -1) for m in (*s.missing, *s.mines)] + [((c,), 0, -1) for c in s.safe]
+            extra: list[Constraint] = [((m,), 1, -1) for m in (*s.missing, *s.mines)]
+            extra += [((c,), 0, -1) for c in s.safe]
             sys = self.system
             try:
-                got = count_layouts(
-                    System(sys.unknown, [*sys.constraints, *extra], sys.mines_left, sys.known_mines),
-                    COUNT_LIMIT.states,
-                    self._counts,
+                found = None if self._plain else self._touched(extra)
+                got = (
+                    count_layouts(
+                        System(sys.unknown, [*sys.constraints, *extra], sys.mines_left, sys.known_mines),
+                        COUNT_LIMIT.states,
+                        self._counts,
+                    )
+                    if found is None
+                    else found
                 )
             except (InconsistentPosition, OverBudget):  # never formed, or too many to count
                 got = 0
             self._pace.done()
             self._tally[s] = got
         return got
+
+    def _touched(self, extra: list[Constraint]) -> int | None:
+        """:func:`count_layouts` of the system with the unit constraints ``extra``, counting again
+        only the components they touch (None when the plain count must run: the pair rule would
+        run before it). The same count, and the same :class:`OverBudget`: the number rule leaves
+        the other components as they are at the root, and they are counted by the same calls."""
+        root = self._root
+        if root is None:
+            try:
+                root = self._root = _Root(self.system, COUNT_LIMIT.states)
+            except InconsistentPosition:
+                self._plain = True
+                return None
+        return root.count(extra, self.system, self._counts)
 
     def _mine_tally(self, cell: int) -> tuple[int, int]:
         """(layouts where ``cell`` is a mine, all layouts)."""
@@ -313,3 +335,85 @@ def count_layouts(system: System, state_cap: int, cache: CountCache) -> int:
     if not z:
         raise InconsistentPosition("these numbers cannot all hold", ())
     return z
+
+
+class _Root:
+    """A system after its number rule, split into components once, for counts of the system
+    with a few unit constraints added (:meth:`count`): a unit constraint changes only the
+    component of its cell (the number rule's fixed point elsewhere is the same), so the others
+    are not set up, ruled or split again. The components the constraints touch are made from
+    the root's remaining constraints of those components, in their order, with the constraints
+    added: the same boxes and constraints, in the same order, as the whole system's rules give."""
+
+    def __init__(self, system: System, state_cap: int) -> None:
+        """``state_cap``: the stored states a component's count may use (:func:`count_layouts`'s)."""
+        assert system.mines_left is not None
+        self.cap = state_cap
+        prop = Propagator(system.constraints, system.describe, system.flag_note)
+        prop.run_numbers()
+        self.rest = prop.remaining()
+        self.comps = components(self.rest)
+        self.decided = dict(prop.decided)
+        self.comp_of: dict[int, int] = {}
+        for k, comp in enumerate(self.comps):
+            for box in comp.boxes:
+                for c in box:
+                    self.comp_of[c] = k
+        self.cons_of: list[list[int]] = [[] for _ in self.comps]
+        for i, (cs, _, _) in enumerate(self.rest):
+            self.cons_of[self.comp_of[cs[0]]].append(i)
+        placed = set(self.comp_of)
+        placed.update(self.decided)
+        self.off = {c for c in system.unknown if c not in placed}
+        self.left = system.mines_left - sum(self.decided.values())
+        self.wide = [wide([comp]) for comp in self.comps]
+        self.kept: dict[tuple[int, int], list[int]] = {}
+        """Each untouched component's layouts by mine count, by (component, mines left)."""
+
+    def count(self, extra: list[Constraint], system: System, cache: CountCache) -> int | None:
+        """The layouts of ``system`` (this root's) with the unit constraints ``extra``: the
+        count :func:`count_layouts` gives (the same :class:`OverBudget` and
+        :class:`InconsistentPosition`), or None when the pair rule would run first (a wide
+        component: the caller counts the whole system)."""
+        decided, comp_of = self.decided, self.comp_of
+        touched: set[int] = set()
+        units: list[Constraint] = []
+        off: dict[int, int] = {}
+        for cs, v, lab in extra:
+            (c,) = cs
+            d = decided.get(c)
+            if d is not None:
+                if d != v:
+                    raise InconsistentPosition("a structure's cell is decided the other way", ())
+                continue
+            k = comp_of.get(c)
+            if k is None:
+                if off.get(c, v) != v:
+                    raise InconsistentPosition("a structure's cell is set both ways", ())
+                off[c] = v
+            else:
+                touched.add(k)
+                units.append((cs, v, lab))
+        rows = sorted(i for k in touched for i in self.cons_of[k])
+        prop = Propagator([*(self.rest[i] for i in rows), *units], system.describe, system.flag_note)
+        prop.run_numbers()
+        comps = components(prop.remaining())
+        left = self.left - sum(prop.decided.values()) - sum(off.values())
+        if left < 0:
+            raise InconsistentPosition("too few mines left for the structure", ())
+        if wide(comps) or any(self.wide[k] for k in range(len(self.comps)) if k not in touched):
+            return None
+        polys = []
+        for k, comp in enumerate(self.comps):
+            if k not in touched:
+                W = self.kept.get((k, left))
+                if W is None:
+                    W = self.kept[(k, left)] = _count_cached(comp, left, None, self.cap, cache).W
+                polys.append(W)
+        for comp in comps:
+            polys.append(_count_cached(comp, left, None, self.cap, cache).W)
+        n_off = len(self.off) - sum(1 for c in off if c in self.off)
+        z = off_weights(prefix_products(polys)[-1], n_off, left)[1]
+        if not z:
+            raise InconsistentPosition("these numbers cannot all hold", ())
+        return z

@@ -14,6 +14,9 @@ from demine.engine.position import COVERED, FLAG, Position
 from demine.players.best.moves import BestMove
 from demine.players.best.settings import DEFAULT_SETTINGS, NO_HOOKS, BestSettings, Hooks
 
+#: One covered cell in the search: the cell, its mine bitset, its bitsets per thing it shows.
+Row = tuple[int, int, list[int]]
+
 
 class Endgame:
     """Exact game-tree search over a small set of layouts.
@@ -21,23 +24,40 @@ class Endgame:
     A set of layouts still consistent is a bitset (bit ``i``: layout ``i``); for each covered
     cell, one bitset per thing it can show (-1 for a mine) splits any set at once. A move's value
     is at most its chance to be safe, so moves are tried safest first and the search stops as
-    soon as none left can beat the best found."""
+    soon as none left can beat the best found.
+
+    A cell that is a mine in every layout of a set, or safe in all of them with the same number,
+    is so in every smaller set too: it can neither be opened nor tell anything there. The search
+    passes each set's remaining (*live*) cells down to the sets it splits into, so deeper
+    positions look at fewer cells (the same values, searched in the same order)."""
 
     def __init__(
-        self, observations: dict[int, list[int]], nodes: int = DEFAULT_SETTINGS.endgame_nodes
+        self,
+        observations: dict[int, list[int]],
+        nodes: int = DEFAULT_SETTINGS.endgame_nodes,
+        *,
+        shows: dict[int, dict[int, int]] | None = None,
+        size: int = 0,
     ) -> None:
         """``observations``: per covered cell, what it shows in each layout (-1 for a mine);
-        ``nodes``: the positions the search may visit before it raises ``TimeoutError``."""
+        ``nodes``: the positions the search may visit before it raises ``TimeoutError``.
+        ``shows`` and ``size`` (from :meth:`of`) give the bitsets per thing shown directly, in
+        the order of their first layout, and the count of layouts (``observations`` is then
+        not read)."""
         self.max_nodes = nodes
-        self.cells = list(observations)
-        self.size = len(next(iter(observations.values()), []))
-        # per covered cell: {what it shows: bitset of the layouts where it shows that}
-        self.shows: dict[int, dict[int, int]] = {}
-        for c, row in observations.items():
-            masks: dict[int, int] = {}
-            for i, v in enumerate(row):
-                masks[v] = masks.get(v, 0) | (1 << i)
-            self.shows[c] = masks
+        if shows is None:
+            self.size = len(next(iter(observations.values()), []))
+            # per covered cell: {what it shows: bitset of the layouts where it shows that}
+            shows = {}
+            for c, row in observations.items():
+                masks: dict[int, int] = {}
+                for i, v in enumerate(row):
+                    masks[v] = masks.get(v, 0) | (1 << i)
+                shows[c] = masks
+        else:
+            self.size = size
+        self.shows: dict[int, dict[int, int]] = shows
+        self.cells = list(shows)
         self.mine = {c: m.get(-1, 0) for c, m in self.shows.items()}
         # per covered cell, in order: the cell, its mine bitset, its bitsets per thing it shows
         self._rows = [(c, self.mine[c], list(self.shows[c].values())) for c in self.cells]
@@ -50,31 +70,30 @@ class Endgame:
     ) -> Endgame:
         """The search over ``layouts`` of ``position`` (flags count as mines), of at most ``nodes``
         search nodes."""
-        st = position.states
-        geo = position.geometry
-        flagged = {c for c in range(position.cells) if st[c] == FLAG}
-        obs = {}
-        for c in range(position.cells):
-            if st[c] == COVERED:
-                nb = geo.neighbours(c)
-                obs[c] = [
-                    -1 if c in lay else sum(1 for d in nb if d in lay or d in flagged) for lay in layouts
-                ]
-        return cls(obs, nodes)
+        shows = _shows(position, layouts)
+        return cls({}, nodes, shows=shows, size=len(layouts) if shows else 0)
 
     def value(self, c: int, S: int, n: int) -> float:
         """The chance to win by opening ``c`` when the layouts ``S`` (``n`` of them) remain."""
+        return self._value(c, S, n, self._rows)
+
+    def _value(self, c: int, S: int, n: int, rows: list[Row]) -> float:
+        """:meth:`value`, the cells of ``rows`` the only ones that can still be live."""
         total = 0.0
         for v, m in self.shows[c].items():
             if v == -1:
                 continue
             part = S & m
             if part:
-                total += part.bit_count() * self.win(part)
+                total += part.bit_count() * self._win(part, rows)
         return total / n
 
     def win(self, S: int) -> float:
         """The best chance to win when the layouts in bitset ``S`` remain."""
+        return self._win(S, self._rows)
+
+    def _win(self, S: int, rows: list[Row]) -> float:
+        """:meth:`win`, the cells of ``rows`` the only ones that can still be live in ``S``."""
         n = S.bit_count()
         if n == 1:
             return 1.0
@@ -84,42 +103,39 @@ class Endgame:
         self.nodes += 1
         if self.nodes > self.max_nodes:
             raise TimeoutError
-        best = self._free_information(S)
-        if best is None:
+        # the cells live in S; with them, every cell safe in all of S opened at once: the value
+        # if that splits S (free information)
+        live: list[Row] = []
+        groups = [S]
+        informative = False
+        for row in rows:
+            x = S & row[1]
+            if x:
+                if x != S:
+                    live.append(row)
+                continue
+            parts = [y for m in row[2] if (y := S & m)]
+            if len(parts) == 1:
+                continue
+            live.append(row)
+            informative = True
+            groups = [y for g in groups for p in parts if (y := g & p)]
+        if informative:
+            best = sum(g.bit_count() * self._win(g, live) for g in groups) / n
+        else:
             best = 0.0
             ranked = []
-            for c, mine, masks in self._rows:
-                safe = n - (S & mine).bit_count()
-                if safe == n and sum(1 for m in masks if S & m) == 1:
-                    continue  # safe everywhere with the same number: no information
-                if safe:
-                    ranked.append((safe, c))
+            for c, mine, _ in live:
+                ranked.append((n - (S & mine).bit_count(), c))
             ranked.sort(reverse=True)
             for safe, c in ranked:
                 if safe <= best * n:
                     break  # even a certain win after it could not beat the best
-                value = self.value(c, S, n)
+                value = self._value(c, S, n, live)
                 if value > best:
                     best = value
         self.memo[S] = best
         return best
-
-    def _free_information(self, S: int) -> float | None:
-        """Open every cell safe in all layouts of S at once; the value if that splits S."""
-        groups = [S]
-        informative = False
-        for _, mine, masks in self._rows:
-            if S & mine:
-                continue
-            parts = [x for m in masks if (x := S & m)]
-            if len(parts) == 1:
-                continue
-            informative = True
-            groups = [x for g in groups for p in parts if (x := g & p)]
-        if not informative:
-            return None
-        n = S.bit_count()
-        return sum(g.bit_count() * self.win(g) for g in groups) / n
 
     def best_move(self) -> tuple[int, float] | None:
         """The cell with the highest chance to win; on equal chances a live cell (one whose
@@ -140,6 +156,50 @@ class Endgame:
             ):
                 best = (value, live, -mines, c)
         return None if best is None else (best[3], best[0])
+
+
+def _shows(position: Position, layouts: list[frozenset[int]]) -> dict[int, dict[int, int]]:
+    """Per covered cell of ``position`` (in cell order), what it shows over ``layouts`` (-1 for
+    a mine, else its number; flags count as mines): {thing shown: bitset of the layouts}, in the
+    order of each thing's first layout. Made from the bitsets of the layouts where each cell is
+    a mine: a cell's number in a layout is its flags plus how many of its neighbours' bitsets
+    hold that layout, split neighbour by neighbour (the same table as a count per layout)."""
+    st = position.states
+    geo = position.geometry
+    everything = (1 << len(layouts)) - 1
+    mined: dict[int, int] = {}
+    for i, lay in enumerate(layouts):
+        bit = 1 << i
+        for c in lay:
+            mined[c] = mined.get(c, 0) | bit
+    out: dict[int, dict[int, int]] = {}
+    for c in range(position.cells):
+        if st[c] != COVERED:
+            continue
+        flags = 0
+        exactly = [everything]  # exactly[k]: the layouts with k mines among the neighbours so far
+        for d in geo.neighbours(c):
+            if st[d] == FLAG:
+                flags += 1
+                continue
+            m = mined.get(d, 0)
+            if not m:
+                continue
+            more = [0] * (len(exactly) + 1)
+            for k, e in enumerate(exactly):
+                if e:
+                    more[k] |= e & ~m
+                    more[k + 1] |= e & m
+            exactly = more
+        mine = mined.get(c, 0)
+        found = [(mine, -1)] if mine else []
+        safe = everything & ~mine
+        for k, e in enumerate(exactly):
+            if e & safe:
+                found.append((e & safe, flags + k))
+        found.sort(key=lambda t: t[0] & -t[0])  # by the first layout that shows it
+        out[c] = {v: m for m, v in found}
+    return out
 
 
 def search_kind(layouts: int | None, settings: BestSettings = DEFAULT_SETTINGS) -> str | None:

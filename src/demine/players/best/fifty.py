@@ -4,9 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from fractions import Fraction
+from itertools import compress
+from typing import Final
 
 from demine.analysis import Analysis
-from demine.engine.position import COVERED, FLAG, Position
+from demine.engine.lanes import cell_numbers, neighbour_sums
+from demine.engine.position import COVERED, COVERED_MASK, FLAG, Position
+
+#: 1 for a revealed number from 1 to 8, for :meth:`bytes.translate`.
+NUMBER_MASK: Final = bytes(1 if 1 <= v < COVERED else 0 for v in range(256))
+#: 1 for a count of two.
+TWO_MASK: Final = bytes(1 if v == 2 else 0 for v in range(256))
+#: 1 for a zero byte.
+ZERO_MASK: Final = bytes(1 if v == 0 else 0 for v in range(256))
 
 
 def forced_fifty(position: Position, a: Analysis, around: int | None = None) -> int | None:
@@ -41,17 +51,17 @@ def forced_fifty(position: Position, a: Analysis, around: int | None = None) -> 
         # a number next to one of them: other unknown cells it sees would tie the pair to them
         return any(e not in pair and unknown(e) for e in geo.neighbours(d))
 
+    picked = _candidates(position, known_mine)
     if around is None:
-        scan: Iterable[int] = range(position.cells)
+        scan: Iterable[int] = compress(cell_numbers(position.cells), picked)
     else:
         r0, c0 = divmod(around, position.width)
         rows = range(max(0, r0 - 3), min(position.height, r0 + 4))
         cols = range(max(0, c0 - 3), min(position.width, c0 + 4))
-        scan = [r * position.width + c for r in rows for c in cols]
+        scan = [r * position.width + c for r in rows for c in cols if picked[r * position.width + c]]
+    half = Fraction(1, 2)
     for cell in scan:
         v = st[cell]
-        if v >= COVERED:
-            continue
         nb = geo.neighbours(cell)
         unknowns = [d for d in nb if st[d] == COVERED and d not in known_mine]
         if len(unknowns) != 2:
@@ -60,9 +70,33 @@ def forced_fifty(position: Position, a: Analysis, around: int | None = None) -> 
         if v - flagged != 1:
             continue
         x, y = pair = (unknowns[0], unknowns[1])
+        if a.probability(x) != half:
+            continue
         near_x, near_y = set(geo.neighbours(x)), set(geo.neighbours(y))
         both = near_x & near_y
-        forced = not any(tells_apart(d, pair, both) for d in near_x | near_y)
-        if forced and a.probability(x) == Fraction(1, 2):
+        if not any(tells_apart(d, pair, both) for d in near_x | near_y):
             return min(x, y)
     return None
+
+
+def _candidates(position: Position, known_mine: frozenset[int]) -> bytes:
+    """1 for each number that sees exactly two unknown cells (covered, not known mines) and needs
+    one more mine than the known mines around it give: the numbers a forced 50/50 hangs on,
+    picked over the whole board at once (neighbour counts in byte lanes)."""
+    st = position.states
+    n, w, h = position.cells, position.width, position.height
+    unknown = bytearray(st.translate(COVERED_MASK))
+    mines = bytearray(n)
+    for m in known_mine:
+        unknown[m] = 0
+        mines[m] = 1
+    two = int.from_bytes(neighbour_sums(w, h, bytes(unknown)).translate(TWO_MASK), "little")
+    # a number equal to its known mines + 1: no byte differs (the counts are at most 8)
+    need = int.from_bytes(neighbour_sums(w, h, bytes(mines)), "little") + int.from_bytes(
+        b"\x01" * n, "little"
+    )
+    same = int.from_bytes(
+        (int.from_bytes(st, "little") ^ need).to_bytes(n, "little").translate(ZERO_MASK), "little"
+    )
+    numbers = int.from_bytes(st.translate(NUMBER_MASK), "little")
+    return (numbers & two & same).to_bytes(n, "little")

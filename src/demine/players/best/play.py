@@ -228,8 +228,7 @@ def _decide(
     ``pair_first``) what the pair rule proves, else the full analysis's safe cells, else
     ``guess``; proven mines are flagged along the way. The pair rule proves most of what the
     count would, at a fraction of the cost: speed only (see :func:`_quick_safe`). With
-    ``from_rules`` (``fast``) the count starts from what the pair rule decided (the same
-    chances)."""
+    ``from_rules`` the count starts from what the pair rule decided (the same chances)."""
     quick = _quick_safe(position, follower)
     if quick is not None:
         return quick
@@ -280,7 +279,9 @@ class BestPlayer:
         def guess(a: Analysis, system: System | None) -> BestMove:
             return best_move(position, self.limit, a, system, settings=self.settings, hooks=self.hooks)
 
-        return _decide(position, self.limit, guess, self.follower, self.settings.pair_first)
+        pair_first = self.settings.pair_first
+        # (the count starts from the pair rule's run when it ran: the same chances)
+        return _decide(position, self.limit, guess, self.follower, pair_first, from_rules=pair_first)
 
 
 class FastPlayer:
