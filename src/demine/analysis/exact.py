@@ -43,7 +43,7 @@ from math import comb
 from typing import Final
 
 from demine.analysis.constraints import Component, System, components
-from demine.analysis.order import OverBudget, elimination_order, greedy_order
+from demine.analysis.order import OverBudget, Slots, elimination_order, greedy_order, plan_slots
 from demine.analysis.result import Analysis, Limit, Ratio, Reason
 from demine.analysis.rules import Constraint, Propagator
 from demine.analysis.totals import off_weights, prefix_products, weights_with_total
@@ -68,8 +68,7 @@ def _binom_row(s: int) -> tuple[int, ...]:
 
 def _width(comp: Component, deadline: float | None = None) -> int:
     """How many constraints the greedy elimination order keeps open at most."""
-    _, shift_m, bits = _plan(comp, greedy_order(comp, None, deadline))
-    return shift_m // bits
+    return plan_slots(comp, greedy_order(comp, None, deadline))[1]
 
 
 def wide(comps: list[Component], deadline: float | None = None) -> bool:
@@ -106,47 +105,27 @@ class Counted:
 Step = tuple[int, list[tuple[int, int, int]], int, int]
 
 
-def _plan(comp: Component, order: list[int]) -> tuple[list[Step], int, int]:
+def _plan(comp: Component, order: list[int], slots: Slots | None = None) -> tuple[list[Step], int, int]:
     """Give each constraint a slot of bits while it is open and precompute each step's key
     arithmetic.
 
     A partial state is one int: the open constraints' remaining values, ``bits`` bits each (enough
     for the largest value), and above them the mines used so far. Placing ``k`` mines in the step's
     box adds ``delta + k * step`` to the key. Returns the steps, the shift of the mine count, and
-    the slot width.
+    the slot width. ``slots``: :func:`~demine.analysis.order.plan_slots` of ``comp`` and ``order``
+    when the caller keeps it for the structure (it does not depend on the values).
     """
     bits = max(1, max(comp.cons_value, default=1).bit_length())
-    sizes = [len(b) for b in comp.boxes]
-    cap = [sum(sizes[b] for b in bs) for bs in comp.cons_boxes]
-    slot: dict[int, int] = {}
-    free: list[int] = []
-    used = 0
-    raw: list[tuple[int, list[tuple[int, bool, int, int]]]] = []
-    for b in order:
-        s = sizes[b]
-        items: list[tuple[int, bool, int, int]] = []
-        for c in comp.box_cons[b]:
-            cap[c] -= s
-            new = c not in slot
-            if new:
-                if free:
-                    slot[c] = free.pop()
-                else:
-                    slot[c] = used
-                    used += 1
-            items.append((slot[c], new, cap[c], c))
-        raw.append((s, items))
-        for _, _, cp, c in items:
-            if cp == 0:
-                free.append(slot.pop(c))
+    raw, used = slots if slots is not None else plan_slots(comp, order)
     shift_m = bits * used
+    values = comp.cons_value
     steps: list[Step] = []
     for s, items in raw:
         delta = 0
         step = 1 << shift_m
         out = []
         for sl, new, cp, c in items:
-            v = comp.cons_value[c]
+            v = values[c]
             if new:
                 delta += v << (bits * sl)
             step -= 1 << (bits * sl)
@@ -179,15 +158,21 @@ def _count_cached(
 
 
 def count_component(
-    comp: Component, max_mines: int, deadline: float | None, state_cap: int, order: list[int] | None = None
+    comp: Component,
+    max_mines: int,
+    deadline: float | None,
+    state_cap: int,
+    order: list[int] | None = None,
+    slots: Slots | None = None,
 ) -> Counted:
     """The forward pass over one component: the states after each step, and ``W[t]`` (its
     layouts with ``t`` mines), at most ``max_mines`` mines; :class:`OverBudget` past ``deadline``
     or ``state_cap`` stored states. ``order``: the boxes' elimination order, when the caller has
-    one for this structure (any order gives the same count; default :func:`elimination_order`)."""
+    one for this structure (any order gives the same count; default :func:`elimination_order`),
+    and ``slots`` its :func:`~demine.analysis.order.plan_slots` (made here without)."""
     if order is None:
         order = elimination_order(comp, deadline)
-    steps, shift_m, bits = _plan(comp, order)
+    steps, shift_m, bits = _plan(comp, order, slots)
     mask = (1 << bits) - 1
     binoms = {s: _binom_row(s) for s, _, _, _ in steps}
     F: dict[int, int] = {0: 1}

@@ -27,11 +27,12 @@ from demine.analysis.exact import (
     Counted,
     Gathered,
     _count_cached,
+    count_component,
     marginals,
     ruled,
     wide,
 )
-from demine.analysis.order import elimination_order
+from demine.analysis.order import Slots, elimination_order, plan_slots
 from demine.analysis.result import Analysis, Limit, Reason
 from demine.analysis.rules import Constraint, Propagator
 from demine.analysis.totals import off_weights, prefix_products, weights_with_total
@@ -42,16 +43,23 @@ from demine.errors import InconsistentPosition
 class Piece:
     """A component's structure, shared by the frames whose constraints differ only in value."""
 
-    __slots__ = ("comp", "members", "order")
+    __slots__ = ("boxes", "comp", "links", "members", "order", "slots")
 
     def __init__(self, comp: Component, members: list[int]) -> None:
         self.comp = comp
         """The component as first built (its boxes and links; values filled in per frame)."""
         self.members = members
         """For each of its constraints, its index among the constraints it was built from."""
+        self.boxes = tuple(comp.boxes)
+        self.links = tuple(map(tuple, comp.box_cons))
+        """Its boxes and each box's constraints as the count cache's key holds them
+        (:func:`~demine.analysis.exact._count_cached`)."""
         self.order: list[int] | None = None
-        """Its elimination order, once made (it depends on the structure only; any order counts
+        """Its elimination order, once made (made for the values first met; any order counts
         the same)."""
+        self.slots: Slots | None = None
+        """The value-free part of its counting plan for that order
+        (:func:`~demine.analysis.order.plan_slots`)."""
 
 
 #: Shapes by structure: the components of a list of constraints (None: one is wide).
@@ -62,21 +70,24 @@ class Part:
     """One independent component of a frame: its constraints (over cells no rule decided) and
     its count."""
 
-    __slots__ = ("cells", "cons", "counted", "tables", "uses")
+    __slots__ = ("cons", "counted", "tables", "uses")
 
     def __init__(self, cons: list[Constraint], counted: Counted) -> None:
         self.cons = cons
         """Its constraints."""
         self.counted = counted
         """Its count (:func:`~demine.analysis.exact.count_component`)."""
-        self.cells = [c for box in counted.comp.boxes for c in box]
-        """Its cells."""
         self.uses = 0
         """Analyses it took part in."""
         self.tables: list[tuple[int, list[int]]] | None = None
         """Per mine total ``t`` it can hold: ``t`` and each box's weighted mine count over its
         layouts with ``t`` mines (made at its second analysis: a part shared by many frames then
         weighs its boxes without a backward pass)."""
+
+    @property
+    def cells(self) -> list[int]:
+        """Its cells (made when asked for: most parts are only counted and weighed)."""
+        return [c for box in self.counted.comp.boxes for c in box]
 
     def weighted(self, R: list[int]) -> list[int]:
         """Each box's weighted mine count over the part's layouts, a layout with ``t`` mines
@@ -117,9 +128,9 @@ class Search:
     passes it on): component counts and structures, the parts of a list of constraints, and the
     survivals counted."""
 
-    __slots__ = ("cache", "rebuilt", "shapes", "states", "survived", "unknown")
+    __slots__ = ("cache", "off", "rebuilt", "shapes", "states", "survived", "unknown")
 
-    def __init__(self, cache: CountCache, states: int, unknown: list[int]) -> None:
+    def __init__(self, cache: CountCache, states: int, unknown: list[int], off: list[int]) -> None:
         self.cache = cache
         """Component counts by structure."""
         self.states = states
@@ -134,6 +145,8 @@ class Search:
         """The survivals counted, by path (:meth:`Frame.survival_after`; None: no layout)."""
         self.unknown = unknown
         """The root's covered cells (its system's unknown cells), in cell order."""
+        self.off = off
+        """The root's cells off the frontier (:attr:`Frame.off`)."""
 
 
 def _constraints_of(comp: Component) -> list[Constraint]:
@@ -152,13 +165,15 @@ class Frame:
     docstring). Built for the root of a search by :meth:`root`, then derived by :meth:`after`."""
 
     __slots__ = (
+        "_off",
         "_part_of",
         "_weighed",
         "decided",
+        "gone",
         "known_mines",
         "mines_left",
+        "n_off",
         "note",
-        "off",
         "parts",
         "path",
         "position",
@@ -173,9 +188,10 @@ class Frame:
         note: str,
         decided: dict[int, int],
         parts: list[Part],
-        off: list[int],
+        n_off: int,
         search: Search,
         path: Path = (),
+        gone: tuple[int, ...] = (),
     ) -> None:
         self.position = position
         self.mines_left = mines_left
@@ -184,8 +200,12 @@ class Frame:
         self.decided = decided
         """Cells the rules decided: 1 a mine, 0 safe."""
         self.parts = parts
-        self.off = off
-        """The unknown cells in no constraint and not decided."""
+        self.n_off = n_off
+        """How many unknown cells are in no constraint and not decided (:attr:`off`)."""
+        self.gone = gone
+        """The cells off the frontier at the search's root that are no longer (a number joined
+        them to it, or they were opened)."""
+        self._off: list[int] | None = None
         self.search = search
         """What the frames of its search share."""
         self.path = path
@@ -227,8 +247,8 @@ class Frame:
             system.flag_note,
             decided,
             parts,
-            off,
-            Search(cache, limit.states, list(system.unknown)),
+            len(off),
+            Search(cache, limit.states, list(system.unknown), off),
         )
 
     def _shape(self, local: list[Constraint], deadline: float | None) -> list[Piece] | None:
@@ -249,6 +269,16 @@ class Frame:
         return got
 
     @property
+    def off(self) -> list[int]:
+        """The unknown cells in no constraint and not decided, in cell order: the root's without
+        those gone since (made when asked for: most frames of a search only count them)."""
+        if self._off is None:
+            gone = self.gone
+            off = self.search.off
+            self._off = [c for c in off if c not in gone] if gone else off
+        return self._off
+
+    @property
     def unknown(self) -> list[int]:
         """The covered cells (the system's unknown cells), in cell order: the root's without
         those opened since (made when asked for: most frames of a search never are)."""
@@ -260,7 +290,7 @@ class Frame:
     def part_of(self, cell: int) -> Part | None:
         """The part whose constraints hold ``cell`` (None: decided or off the frontier)."""
         if self._part_of is None:
-            self._part_of = {c: p for p in self.parts for c in p.cells}
+            self._part_of = {c: p for p in self.parts for box in p.counted.comp.boxes for c in box}
         return self._part_of.get(cell)
 
     def after(self, after: Position, cell: int, deadline: float | None = None) -> Frame:
@@ -268,6 +298,10 @@ class Frame:
         number. Only the parts the number touches are rebuilt and counted. Raises
         :class:`InconsistentPosition` when the number cannot hold, and
         :class:`~demine.analysis.order.OverBudget` past ``deadline`` or the state budget."""
+        return self._after(after, cell, deadline, tuple(sorted((*self.path, (cell, after.states[cell])))))
+
+    def _after(self, after: Position, cell: int, deadline: float | None, path: Path) -> Frame:
+        """:meth:`after`, its path (``path``) made by the caller."""
         decided = self.decided
         if decided.get(cell) == 1:
             raise InconsistentPosition("a proven mine cannot show a number", (cell,))
@@ -325,13 +359,15 @@ class Frame:
         parts += made
         if left < 0:
             raise InconsistentPosition("the numbers need more mines than are left", (), mine_count=True)
-        off = self.off
+        n_off = self.n_off
+        gone = self.gone
         if new_off or home is None:  # cells off the frontier joined it (or were opened)
-            off = off.copy()  # (each dropped at C speed: a few cells of hundreds)
-            for c in new_off:
-                off.remove(c)
+            out = list(new_off)
             if home is None and cell not in self.decided:
-                off.remove(cell)
+                out.append(cell)
+            if out:
+                gone = (*gone, *out)
+                n_off -= len(out)
         return Frame(
             after,
             self.mines_left,
@@ -339,9 +375,10 @@ class Frame:
             self.note,
             decided,
             parts,
-            off,
+            n_off,
             self.search,
-            tuple(sorted((*self.path, (cell, after.states[cell])))),
+            path,
+            gone,
         )
 
     def _rebuild(
@@ -352,30 +389,46 @@ class Frame:
         :meth:`after` does (kept by :meth:`after` per search)."""
         cache = self.search.cache
         states = self.search.states
-        shape = None
-        if all(0 < v < len(cs) for cs, v, _ in local):
-            # no rule fires: the parts are the shape's (known from an earlier number of the same
-            # cell, or another search step), with these values
-            shape = self._shape(local, deadline)
+        found: dict[int, int] = {}
+        rest = local
+        prop = None
+        if not all(0 < v < len(cs) for cs, v, _ in local):
+            # the number rule fires: what it leaves (in label order, no value 0 or full) is
+            # counted as a list of constraints where no rule fires is
+            prop = Propagator(local, _describer(after), self.note)
+            prop.run_numbers()
+            found = dict(prop.decided)
+            rest = prop.remaining()
+        # the parts are the shape's (known from an earlier number of the same cell, or another
+        # search step), with these values
+        shape = self._shape(rest, deadline)
         parts = []
-        if shape is not None:
-            for piece in shape:
-                cons = [local[i] for i in piece.members]
-                comp = piece.comp
-                comp = Component(
-                    comp.boxes, comp.box_cons, [v for _, v, _ in cons], comp.cons_label, comp.cons_boxes
-                )
-                if piece.order is None:
-                    piece.order = elimination_order(comp, deadline)
-                parts.append(Part(cons, _count_cached(comp, left, deadline, states, cache, piece.order)))
-            return {}, parts
-        prop = Propagator(local, _describer(after), self.note)
-        prop.run_numbers()
-        _, comps = ruled(prop, deadline)
-        found = dict(prop.decided)
+        if shape is None:  # wide: the pair rule runs first (:func:`ruled`)
+            if prop is None:
+                prop = Propagator(local, _describer(after), self.note)
+                prop.run_numbers()
+            _, comps = ruled(prop, deadline)
+            found = dict(prop.decided)
+            left -= sum(found.values())
+            for comp in comps:
+                parts.append(Part(_constraints_of(comp), _count_cached(comp, left, deadline, states, cache)))
+            return found, parts
         left -= sum(found.values())
-        for comp in comps:
-            parts.append(Part(_constraints_of(comp), _count_cached(comp, left, deadline, states, cache)))
+        for piece in shape:
+            cons = [rest[i] for i in piece.members]
+            values = [v for _, v, _ in cons]
+            key = (piece.boxes, piece.links, tuple(values), left)  # (_count_cached's key)
+            comp = piece.comp
+            if piece.order is None:  # (for the values first met, as the count's was)
+                comp = Component(comp.boxes, comp.box_cons, values, comp.cons_label, comp.cons_boxes)
+                piece.order = elimination_order(comp, deadline)
+                piece.slots = plan_slots(comp, piece.order)
+            counted = cache.get(key)
+            if counted is None:
+                if comp is piece.comp:
+                    comp = Component(comp.boxes, comp.box_cons, values, comp.cons_label, comp.cons_boxes)
+                counted = cache[key] = count_component(comp, left, deadline, states, piece.order, piece.slots)
+            parts.append(Part(cons, counted))
         return found, parts
 
     def _weigh(self, deadline: float | None) -> tuple[int, int, list[list[int]]]:
@@ -391,14 +444,14 @@ class Frame:
         :class:`InconsistentPosition` when it is 0)."""
         left = self.mines_left - sum(self.decided.values())
         pre = prefix_products([p.counted.W for p in self.parts], deadline)
-        z = off_weights(pre[-1], len(self.off), left)[1]
+        z = off_weights(pre[-1], self.n_off, left)[1]
         if z == 0:
             raise InconsistentPosition("these numbers cannot all hold", ())
         return z
 
     def _weigh_now(self, deadline: float | None) -> tuple[int, int, list[list[int]]]:
         left = self.mines_left - sum(self.decided.values())
-        n_off = len(self.off)
+        n_off = self.n_off
         parts = self.parts
         polys = [p.counted.W for p in parts]
         pre = prefix_products(polys, deadline)
@@ -423,7 +476,7 @@ class Frame:
                 raise InconsistentPosition("these numbers cannot all hold", ())
             return got
         try:
-            got = self.after(after, cell, deadline).survival(deadline)
+            got = self._after(after, cell, deadline, key).survival(deadline)
         except InconsistentPosition:
             survived[key] = None
             raise
@@ -457,7 +510,7 @@ class Frame:
                 d = len(cells) * z
                 if m * best_d < best_n * d:
                     best_n, best_d = m, d
-        if self.off:
+        if self.n_off:
             if num == 0:
                 return z, 0, 1
             if num * best_d < best_n * z:
@@ -480,7 +533,7 @@ class Frame:
                 if m == 0:
                     safe.extend(cells)
         off = None
-        if self.off:
+        if self.n_off:
             off = (num, z)
             if num == 0:
                 safe.extend(self.off)

@@ -132,3 +132,40 @@ def elimination_order(comp: Component, deadline: float | None = None) -> list[in
         if cost < best_cost:
             best, best_cost = o, cost
     return best
+
+
+#: A counting plan's part that does not depend on the constraints' values (:func:`plan_slots`):
+#: per step of an elimination order, its box's size and for each of the box's constraints (its
+#: slot, whether it opens here, the cells of it not counted yet after this step, the constraint);
+#: and how many slots there are.
+Slots = tuple[list[tuple[int, list[tuple[int, bool, int, int]]]], int]
+
+
+def plan_slots(comp: Component, order: list[int]) -> Slots:
+    """Each constraint's slot while it is open as the boxes are counted in ``order`` (a slot is
+    reused once its constraint closes), with what each step needs of it (see :data:`Slots`): the
+    counter's plan (``exact._plan``) adds the values."""
+    sizes = [len(b) for b in comp.boxes]
+    cap = [sum(sizes[b] for b in bs) for bs in comp.cons_boxes]
+    slot: dict[int, int] = {}
+    free: list[int] = []
+    used = 0
+    raw: list[tuple[int, list[tuple[int, bool, int, int]]]] = []
+    for b in order:
+        s = sizes[b]
+        items: list[tuple[int, bool, int, int]] = []
+        for c in comp.box_cons[b]:
+            cap[c] -= s
+            new = c not in slot
+            if new:
+                if free:
+                    slot[c] = free.pop()
+                else:
+                    slot[c] = used
+                    used += 1
+            items.append((slot[c], new, cap[c], c))
+        raw.append((s, items))
+        for _, _, cp, c in items:
+            if cp == 0:
+                free.append(slot.pop(c))
+    return raw, used
