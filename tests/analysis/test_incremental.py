@@ -38,6 +38,8 @@ def _check(frame: Frame, after: Position, cell: int) -> Frame | None:
     assert (n == 0) == bool(want.safe)
     got = derived.analysis()
     _same(got, want)
+    z, n, d = derived.lowest()  # (from the weights the analysis made)
+    assert (z, Fraction(n, d)) == (want.solutions, want.min_probability())
     # the chances read without the analysis: the same count, safe cells and chances
     z, safe, boxes, off = derived.chances()
     assert (z, frozenset(safe), len(safe)) == (want.solutions, want.safe, len(want.safe))

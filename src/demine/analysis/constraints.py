@@ -402,3 +402,14 @@ def components(
                 comp.cons_boxes[ci].append(b)
         out.append(comp)
     return out
+
+
+def constraints_of(comp: Component) -> list[tuple[tuple[int, ...], int, int]]:
+    """A component's constraints, ``(sorted cells, value, label)``, in label order."""
+    boxes = comp.boxes
+    out = [
+        (tuple(sorted(c for b in bs for c in boxes[b])), v, lab)
+        for bs, v, lab in zip(comp.cons_boxes, comp.cons_value, comp.cons_label, strict=True)
+    ]
+    out.sort(key=lambda t: t[2])
+    return out

@@ -100,6 +100,11 @@ class Counted:
     shift_m: int
     mask: int
     W: list[int]
+    low: tuple[int, int] | None = None
+    """With one mine total: the lowest chance of a mine in a box, whatever the weight of that
+    total (``incremental.Frame.lowest``; ``(-1, 1)`` with more totals), once asked for."""
+    unit: tuple[int, list[int]] | None = None
+    """With one mine total ``t``: ``t`` and each box's weighted mine count over its layouts."""
 
 
 Step = tuple[int, list[tuple[int, int, int]], int, int]

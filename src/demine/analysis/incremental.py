@@ -21,7 +21,14 @@ from __future__ import annotations
 
 import time
 
-from demine.analysis.constraints import Component, System, _describer, _number_constraint, components
+from demine.analysis.constraints import (
+    Component,
+    System,
+    _describer,
+    _number_constraint,
+    components,
+    constraints_of,
+)
 from demine.analysis.exact import (
     CountCache,
     Counted,
@@ -32,35 +39,12 @@ from demine.analysis.exact import (
     ruled,
     wide,
 )
-from demine.analysis.order import Slots, elimination_order, plan_slots
+from demine.analysis.order import Piece, elimination_order, plan_slots
 from demine.analysis.result import Analysis, Limit, Reason
 from demine.analysis.rules import Constraint, Propagator
 from demine.analysis.totals import off_weights, prefix_products, weights_with_total
 from demine.engine.position import Position
 from demine.errors import InconsistentPosition
-
-
-class Piece:
-    """A component's structure, shared by the frames whose constraints differ only in value."""
-
-    __slots__ = ("boxes", "comp", "links", "members", "order", "slots")
-
-    def __init__(self, comp: Component, members: list[int]) -> None:
-        self.comp = comp
-        """The component as first built (its boxes and links; values filled in per frame)."""
-        self.members = members
-        """For each of its constraints, its index among the constraints it was built from."""
-        self.boxes = tuple(comp.boxes)
-        self.links = tuple(map(tuple, comp.box_cons))
-        """Its boxes and each box's constraints as the count cache's key holds them
-        (:func:`~demine.analysis.exact._count_cached`)."""
-        self.order: list[int] | None = None
-        """Its elimination order, once made (made for the values first met; any order counts
-        the same)."""
-        self.slots: Slots | None = None
-        """The value-free part of its counting plan for that order
-        (:func:`~demine.analysis.order.plan_slots`)."""
-
 
 #: Shapes by structure: the components of a list of constraints (None: one is wide).
 Shapes = dict[tuple[tuple[tuple[int, ...], int], ...], list[Piece] | None]
@@ -84,16 +68,13 @@ class Part:
         layouts with ``t`` mines (made at its second analysis: a part shared by many frames then
         weighs its boxes without a backward pass)."""
 
-    @property
-    def cells(self) -> list[int]:
-        """Its cells (made when asked for: most parts are only counted and weighed)."""
-        return [c for box in self.counted.comp.boxes for c in box]
-
     def weighted(self, R: list[int]) -> list[int]:
         """Each box's weighted mine count over the part's layouts, a layout with ``t`` mines
         weighing ``R[t]``: :func:`~demine.analysis.exact.marginals`'s first result."""
         self.uses += 1
         tables = self.tables
+        if tables is None and self.counted.unit is not None:
+            tables = self.tables = [self.counted.unit]
         if tables is None:
             if self.uses < 2:
                 return marginals(self.counted, R)[0]
@@ -112,6 +93,31 @@ class Part:
                     if m:
                         M[b] += m * r
         return M
+
+
+def _own_lowest(cnt: Counted) -> tuple[int, int]:
+    """A count's lowest chance of a mine in a box when it has one mine total, as ``(numerator,
+    denominator)`` (the same in every frame it is part of: its boxes' weighted mine counts and its
+    layouts are both that total's weight times its own counts); ``(-1, 1)`` with more totals.
+    Made once per count (one backward pass)."""
+    low = cnt.low
+    if low is None:
+        W = cnt.W
+        totals = [t for t, w in enumerate(W) if w]
+        low = (-1, 1)
+        if len(totals) == 1:
+            unit = [0] * len(W)
+            unit[totals[0]] = 1
+            M = marginals(cnt, unit)[0]
+            cnt.unit = (totals[0], M)  # (:meth:`Part.weighted` weighs its boxes from it)
+            w = W[totals[0]]
+            low = (1, 1)
+            for m, cells in zip(M, cnt.comp.boxes, strict=True):
+                d = len(cells) * w
+                if m * low[1] < low[0] * d:
+                    low = (m, d)
+        cnt.low = low
+    return low
 
 
 #: The cells opened since a search's root, with their numbers, in cell order: a derived
@@ -147,17 +153,6 @@ class Search:
         """The root's covered cells (its system's unknown cells), in cell order."""
         self.off = off
         """The root's cells off the frontier (:attr:`Frame.off`)."""
-
-
-def _constraints_of(comp: Component) -> list[Constraint]:
-    """A component's constraints, ``(sorted cells, value, label)``, in label order."""
-    boxes = comp.boxes
-    out = [
-        (tuple(sorted(c for b in bs for c in boxes[b])), v, lab)
-        for bs, v, lab in zip(comp.cons_boxes, comp.cons_value, comp.cons_label, strict=True)
-    ]
-    out.sort(key=lambda t: t[2])
-    return out
 
 
 class Frame:
@@ -235,9 +230,9 @@ class Frame:
         if left < 0:
             raise InconsistentPosition("the numbers need more mines than are left", (), mine_count=True)
         parts = [
-            Part(_constraints_of(c), _count_cached(c, left, deadline, limit.states, cache)) for c in comps
+            Part(constraints_of(c), _count_cached(c, left, deadline, limit.states, cache)) for c in comps
         ]
-        placed = {c for p in parts for c in p.cells}
+        placed = {c for p in parts for box in p.counted.comp.boxes for c in box}
         placed.update(decided)
         off = [c for c in system.unknown if c not in placed]
         return cls(
@@ -411,7 +406,7 @@ class Frame:
             found = dict(prop.decided)
             left -= sum(found.values())
             for comp in comps:
-                parts.append(Part(_constraints_of(comp), _count_cached(comp, left, deadline, states, cache)))
+                parts.append(Part(constraints_of(comp), _count_cached(comp, left, deadline, states, cache)))
             return found, parts
         left -= sum(found.values())
         for piece in shape:
@@ -494,16 +489,40 @@ class Frame:
     def lowest(self, deadline: float | None = None) -> tuple[int, int, int]:
         """The frame's count of layouts and its lowest chance of a mine as ``(numerator,
         denominator)``: the value of its analysis's ``min_probability`` (0 when a cell is proven
-        safe; 1 when every covered cell is a mine), without the analysis's table of every cell.
-        Raises as :meth:`analysis` does."""
-        if self._weighed is None and 0 in self.decided.values():
-            # a cell is proven safe: only the count is needed, not each box's weight
-            return self._count(deadline), 0, 1
-        num, z, weighed = self._weigh(deadline)
+        safe; 1 when every covered cell is a mine), without the analysis's table of every cell
+        (the pair may be written with other numbers than the analysis's). Raises as
+        :meth:`analysis` does."""
         if 0 in self.decided.values():
-            return z, 0, 1
+            # a cell is proven safe: only the count is needed, not each box's weight
+            return (self._count(deadline) if self._weighed is None else self._weighed[1]), 0, 1
         best_n, best_d = 1, 1
-        for p, M in zip(self.parts, weighed, strict=True):
+        if self._weighed is not None:
+            num, z, weighed = self._weighed
+            parts = self.parts
+        else:
+            # a part with one mine total has the same chances whatever the rest weighs
+            # (:func:`_own_lowest`): only the other parts are weighed
+            left = self.mines_left - sum(self.decided.values())
+            polys = [p.counted.W for p in self.parts]
+            pre = prefix_products(polys, deadline)
+            num, z = off_weights(pre[-1], self.n_off, left)
+            if z == 0:
+                raise InconsistentPosition("these numbers cannot all hold", ())
+            multi = []
+            for i, p in enumerate(self.parts):
+                low = _own_lowest(p.counted)
+                if low[0] < 0:
+                    multi.append(i)
+                    continue
+                n, d = low
+                if n == 0:
+                    return z, 0, 1
+                if n * best_d < best_n * d:
+                    best_n, best_d = n, d
+            parts = [self.parts[i] for i in multi]
+            Rs = weights_with_total(polys, pre, self.n_off, left, deadline, multi) if multi else []
+            weighed = [p.weighted(R) for p, R in zip(parts, Rs, strict=True)]
+        for p, M in zip(parts, weighed, strict=True):
             for m, cells in zip(M, p.counted.comp.boxes, strict=True):
                 if m == 0:
                     return z, 0, 1

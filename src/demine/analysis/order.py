@@ -169,3 +169,25 @@ def plan_slots(comp: Component, order: list[int]) -> Slots:
             if cp == 0:
                 free.append(slot.pop(c))
     return raw, used
+
+
+class Piece:
+    """A component's structure, shared by the frames whose constraints differ only in value."""
+
+    __slots__ = ("boxes", "comp", "links", "members", "order", "slots")
+
+    def __init__(self, comp: Component, members: list[int]) -> None:
+        self.comp = comp
+        """The component as first built (its boxes and links; values filled in per frame)."""
+        self.members = members
+        """For each of its constraints, its index among the constraints it was built from."""
+        self.boxes = tuple(comp.boxes)
+        self.links = tuple(map(tuple, comp.box_cons))
+        """Its boxes and each box's constraints as the count cache's key holds them
+        (:func:`~demine.analysis.exact._count_cached`)."""
+        self.order: list[int] | None = None
+        """Its elimination order, once made (made for the values first met; any order counts
+        the same)."""
+        self.slots: Slots | None = None
+        """The value-free part of its counting plan for that order
+        (:func:`~demine.analysis.order.plan_slots`)."""

@@ -40,16 +40,16 @@ def prefix_products(polys: list[list[int]], deadline: float | None = None) -> li
 
 
 def all_but_one(
-    polys: list[list[int]], pre: list[list[int]], deadline: float | None = None
+    polys: list[list[int]], pre: list[list[int]], deadline: float | None = None, only: list[int] | None = None
 ) -> list[list[int]]:
-    """For each of ``polys``, the convolution of all the others, from the prefix products ``pre``
-    (:class:`OverBudget` past ``deadline``: with many components of huge counts this is the
-    costliest step of an analysis)."""
+    """For each of ``polys`` (those at the indices ``only``, when given), the convolution of all
+    the others, from the prefix products ``pre`` (:class:`OverBudget` past ``deadline``: with many
+    components of huge counts this is the costliest step of an analysis)."""
     suf = [[1]]
     for W in reversed(polys):
         suf.append(_convolve(suf[-1], W, deadline))
     suf.reverse()
-    return [_convolve(pre[i], suf[i + 1], deadline) for i in range(len(polys))]
+    return [_convolve(pre[i], suf[i + 1], deadline) for i in (range(len(polys)) if only is None else only)]
 
 
 def _convolve(a: list[int], b: list[int], deadline: float | None = None) -> list[int]:
@@ -65,19 +65,29 @@ def _convolve(a: list[int], b: list[int], deadline: float | None = None) -> list
 
 
 def weights_with_total(
-    polys: list[list[int]], pre: list[list[int]], n_off: int, left: int, deadline: float | None = None
+    polys: list[list[int]],
+    pre: list[list[int]],
+    n_off: int,
+    left: int,
+    deadline: float | None = None,
+    only: list[int] | None = None,
 ) -> list[list[int]]:
     """For each component (``polys``: each one's layouts by mine count; ``pre``: their
-    :func:`prefix_products`), ``R[t]``: the ways the other components and the ``n_off`` cells off
-    the frontier complete a layout of ``left`` mines when this one holds ``t`` (the weights
-    :func:`marginals` takes under a mine total; :class:`OverBudget` past ``deadline``)."""
+    :func:`prefix_products`; only those at the indices ``only``, when given), ``R[t]``: the ways
+    the other components and the ``n_off`` cells off the frontier complete a layout of ``left``
+    mines when this one holds ``t`` (the weights :func:`marginals` takes under a mine total;
+    :class:`OverBudget` past ``deadline``); 0 where the component has no layout with ``t`` mines
+    (never read: no layout weighs it)."""
     # the ways the off cells take the rest when the components hold j mines in all, read by
     # every component (j = t + u < the length of the product of them all)
     rest = [_comb(n_off, left - j) for j in range(len(pre[-1]))]
     out = []
-    for W, others in zip(polys, all_but_one(polys, pre, deadline), strict=True):
+    mine = polys if only is None else [polys[i] for i in only]
+    for W, others in zip(mine, all_but_one(polys, pre, deadline, only), strict=True):
         R = [0] * len(W)
         for t in range(len(W)):
+            if not W[t]:
+                continue
             acc = 0
             for u, o in enumerate(others):
                 if o:
