@@ -361,13 +361,38 @@ def abusers_main(url: str, seconds: float, spec: str) -> None:
     print(json.dumps({k: dict(v) for k, v in abuse.status.items()}))
 
 
-def tree_cpu(root: int) -> tuple[float, float]:
-    """CPU seconds so far of the server processes under ``root`` (itself included) and of their
-    hint workers (the processes started by multiprocessing that start none themselves; with
-    ``--processes N`` the server processes are started by multiprocessing too), from /proc (Linux;
-    zeros elsewhere)."""
-    ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-    servers = workers = 0.0
+#: The groups of processes ``tree_cpu`` reports: the server processes, the hint workers at full
+#: priority (the quick lane), and those at a lower one (the slow lane and the reviews: niced or
+#: SCHED_IDLE).
+GROUPS = ("server", "quick workers", "background workers")
+
+
+def _thread_delays(pid: int) -> tuple[float, float]:
+    """CPU seconds and seconds spent waiting for a CPU (runnable, not running) of all threads of
+    ``pid`` so far, from /proc/PID/task/*/schedstat (zeros where it is missing)."""
+    cpu = wait = 0.0
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return 0.0, 0.0
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                ran, waited, _ = f.read().split()
+        except (OSError, ValueError):
+            continue
+        cpu += int(ran) / 1e9
+        wait += int(waited) / 1e9
+    return cpu, wait
+
+
+def tree_cpu(root: int) -> dict[str, tuple[float, float]]:
+    """CPU seconds so far and seconds waited for a CPU, per group of :data:`GROUPS`, of the
+    processes under ``root`` (itself included): the server processes, and their hint workers (the
+    processes started by multiprocessing that start none themselves; with ``--processes N`` the
+    server processes are started by multiprocessing too) by priority, from /proc (Linux; zeros
+    elsewhere). A thread's wait for a CPU is what a busy machine adds to its requests' times."""
+    totals = {g: (0.0, 0.0) for g in GROUPS}
     try:
         stats = {}
         for entry in os.listdir("/proc"):
@@ -379,9 +404,12 @@ def tree_cpu(root: int) -> tuple[float, float]:
                         worker = b"multiprocessing" in f.read()
                 except OSError:
                     continue
-                stats[int(entry)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / ticks, worker)
+                # (fields from the state on: ppid is stat's 4th, nice its 19th, policy its 41st)
+                stats[int(entry)] = (int(fields[1]), worker, (int(fields[16]), int(fields[38])))
     except OSError:
-        return 0.0, 0.0
+        return totals
+    if root not in stats:
+        return totals
     tree, grown = {root}, True
     while grown:
         more = {pid for pid, (ppid, _, _) in stats.items() if ppid in tree} - tree
@@ -389,12 +417,12 @@ def tree_cpu(root: int) -> tuple[float, float]:
         grown = bool(more)
     parents = {stats[pid][0] for pid in tree & stats.keys()}
     for pid in tree & stats.keys():
-        _, cpu, worker = stats[pid]
-        if worker and pid not in parents:
-            workers += cpu
-        else:
-            servers += cpu
-    return servers, workers
+        _, worker, priority = stats[pid]
+        background = priority != stats[root][2]  # (niced or idle against the server: whatever its own nice)
+        group = GROUPS[0] if not worker or pid in parents else GROUPS[2] if background else GROUPS[1]
+        cpu, wait = _thread_delays(pid)
+        totals[group] = (totals[group][0] + cpu, totals[group][1] + wait)
+    return totals
 
 
 def children_cpu() -> float:
@@ -422,7 +450,11 @@ def run_phase(url: str, ns: argparse.Namespace, abuse: Abuse | None) -> Stats:
 
 
 def start_server(
-    workers: int | None, processes: int = 1, db: str | None = None, http: str | None = None
+    workers: int | None,
+    processes: int = 1,
+    db: str | None = None,
+    http: str | None = None,
+    more: Sequence[str] = (),
 ) -> tuple[subprocess.Popen[bytes], str, tempfile.TemporaryDirectory[str]]:
     tmp = tempfile.TemporaryDirectory()
     port = free_port()
@@ -442,6 +474,7 @@ def start_server(
         cmd += ["--http", http]
     if workers is not None:
         cmd += ["--workers", str(workers)]
+    cmd += more
     # the server's log goes to a file: a pipe nobody reads fills at 64 KB and then blocks the
     # server at its next line (a run with many 500s wedged so, each logging its traceback)
     with open(Path(tmp.name) / "server.log", "wb") as log:  # (the server keeps its own copy)
@@ -483,6 +516,14 @@ def main() -> None:
     ap.add_argument("--processes", type=int, default=1, help="server processes (default 1)")
     ap.add_argument("--postgres", action="store_true", help="games on a PostgreSQL server started here")
     ap.add_argument("--http", help="the server's HTTP parser (serve --http; default: serve's default)")
+    ap.add_argument(
+        "--serve-arg",
+        action="append",
+        default=[],
+        metavar="ARG",
+        help="an argument passed on to demine serve as it is (repeat for several: "
+        "--serve-arg=--background-priority --serve-arg=nice)",
+    )
     ap.add_argument("--abuse", action="store_true", help="a second phase with abusive clients (see above)")
     ap.add_argument(
         "--abusers",
@@ -508,7 +549,7 @@ def main() -> None:
 
             pg = PostgresServer().start()
             db = pg.new_database()
-        proc, url, tmp = start_server(ns.workers, ns.processes, db, ns.http)
+        proc, url, tmp = start_server(ns.workers, ns.processes, db, ns.http, ns.serve_arg)
     phases: list[tuple[str, Stats, float, Abuse | None]] = []
     try:
         plan: list[tuple[str, Abuse | None]] = [("players alone", None)]
@@ -522,17 +563,25 @@ def main() -> None:
             plan.append(("with abusers", Abuse(long_games, only)))
         for name, abuse in plan:
             t0, c0, a0 = time.monotonic(), time.process_time(), children_cpu()
-            s0 = tree_cpu(proc.pid) if proc is not None else (0.0, 0.0)
+            s0 = tree_cpu(proc.pid) if proc is not None else {}
             stats = run_phase(url, ns, abuse)
             wall, client_cpu = time.monotonic() - t0, time.process_time() - c0
             phases.append((name, stats, wall, abuse))
             print(f"({name}: load generator CPU {client_cpu / wall:.0%} of one core)")
             if proc is not None:
                 s1 = tree_cpu(proc.pid)
+                turns = max(1, len(stats.turn))
+                (c1, w1), (c0_, w0) = s1[GROUPS[0]], s0[GROUPS[0]]
                 print(
-                    f"({name}: server processes CPU {(s1[0] - s0[0]) / wall:.0%} of one core, "
-                    f"{(s1[0] - s0[0]) * 1000 / max(1, len(stats.turn)):.2f} ms a player's turn; "
-                    f"hint workers {(s1[1] - s0[1]) / wall:.0%})"
+                    f"({name}: server processes CPU {(c1 - c0_) / wall:.0%} of one core, "
+                    f"{(c1 - c0_) * 1000 / turns:.2f} ms a player's turn, waited for a CPU "
+                    f"{(w1 - w0) * 1000 / turns:.2f} ms a turn; "
+                    + "; ".join(
+                        f"{g} {(s1[g][0] - s0[g][0]) / wall:.0%}, "
+                        f"waited {(s1[g][1] - s0[g][1]) * 1000 / turns:.2f} ms a turn"
+                        for g in GROUPS[1:]
+                    )
+                    + ")"
                 )
             if abuse is not None:
                 # the abusers' own process (waited for by run_phase): on this machine it takes CPU
@@ -557,6 +606,7 @@ def main() -> None:
     print(
         f"clients {ns.clients}, {ns.seconds:.0f} s a phase, think {ns.think} s, workers {ns.workers}, "
         f"processes {ns.processes}, {store}, http {ns.http or 'default'}, cpu count {os.cpu_count()}"
+        + (f", serve {' '.join(ns.serve_arg)}" if ns.serve_arg else "")
     )
     for name, stats, _wall, abuse in phases:
         report(name, stats)
