@@ -413,16 +413,16 @@ class Frame:
             cons = [rest[i] for i in piece.members]
             values = [v for _, v, _ in cons]
             key = (piece.boxes, piece.links, tuple(values), left)  # (_count_cached's key)
-            comp = piece.comp
-            if piece.order is None:  # (for the values first met, as the count's was)
-                comp = Component(comp.boxes, comp.box_cons, values, comp.cons_label, comp.cons_boxes)
-                piece.order = elimination_order(comp, deadline)
-                piece.slots = plan_slots(comp, piece.order)
             counted = cache.get(key)
-            if counted is None:
-                if comp is piece.comp:
-                    comp = Component(comp.boxes, comp.box_cons, values, comp.cons_label, comp.cons_boxes)
-                counted = cache[key] = count_component(comp, left, deadline, states, piece.order, piece.slots)
+            if counted is None or piece.order is None:
+                shared = piece.comp
+                comp = Component(shared.boxes, shared.box_cons, values, shared.cons_label, shared.cons_boxes)
+                if piece.order is None:  # (for the values first met, as the count's was)
+                    piece.order = elimination_order(comp, deadline)
+                    piece.slots = plan_slots(comp, piece.order)
+                if counted is None:
+                    counted = count_component(comp, left, deadline, states, piece.order, piece.slots)
+                    cache[key] = counted
             parts.append(Part(cons, counted))
         return found, parts
 
@@ -437,24 +437,25 @@ class Frame:
     def _count(self, deadline: float | None) -> int:
         """The count of layouts (:meth:`_weigh`'s second number, without the weights; raises
         :class:`InconsistentPosition` when it is 0)."""
+        return self._totals(deadline)[4]
+
+    def _totals(self, deadline: float | None) -> tuple[int, list[list[int]], list[list[int]], int, int]:
+        """The mines left off the decided cells, the parts' counts by mine total and their
+        :func:`prefix_products`, and :func:`off_weights` of them all: the weight of the layouts
+        with a mine on one given cell off the frontier and the count of layouts (raises
+        :class:`InconsistentPosition` when it is 0)."""
         left = self.mines_left - sum(self.decided.values())
-        pre = prefix_products([p.counted.W for p in self.parts], deadline)
-        z = off_weights(pre[-1], self.n_off, left)[1]
+        polys = [p.counted.W for p in self.parts]
+        pre = prefix_products(polys, deadline)
+        num, z = off_weights(pre[-1], self.n_off, left)
         if z == 0:
             raise InconsistentPosition("these numbers cannot all hold", ())
-        return z
+        return left, polys, pre, num, z
 
     def _weigh_now(self, deadline: float | None) -> tuple[int, int, list[list[int]]]:
-        left = self.mines_left - sum(self.decided.values())
-        n_off = self.n_off
-        parts = self.parts
-        polys = [p.counted.W for p in parts]
-        pre = prefix_products(polys, deadline)
-        num, z = off_weights(pre[-1], n_off, left)
-        if z == 0:
-            raise InconsistentPosition("these numbers cannot all hold", ())
-        weights = weights_with_total(polys, pre, n_off, left, deadline)
-        return num, z, [p.weighted(R) for p, R in zip(parts, weights, strict=True)]
+        left, polys, pre, num, z = self._totals(deadline)
+        weights = weights_with_total(polys, pre, self.n_off, left, deadline)
+        return num, z, [p.weighted(R) for p, R in zip(self.parts, weights, strict=True)]
 
     def survival_after(self, after: Position, cell: int, deadline: float | None = None) -> tuple[int, float]:
         """``self.after(after, cell, deadline).survival(deadline)``, counted once per position in
@@ -502,12 +503,7 @@ class Frame:
         else:
             # a part with one mine total has the same chances whatever the rest weighs
             # (:func:`_own_lowest`): only the other parts are weighed
-            left = self.mines_left - sum(self.decided.values())
-            polys = [p.counted.W for p in self.parts]
-            pre = prefix_products(polys, deadline)
-            num, z = off_weights(pre[-1], self.n_off, left)
-            if z == 0:
-                raise InconsistentPosition("these numbers cannot all hold", ())
+            left, polys, pre, num, z = self._totals(deadline)
             multi = []
             for i, p in enumerate(self.parts):
                 low = _own_lowest(p.counted)
