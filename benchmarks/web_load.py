@@ -522,7 +522,7 @@ def main() -> None:
         default=[],
         metavar="ARG",
         help="an argument passed on to demine serve as it is (repeat for several: "
-        "--serve-arg=--background-priority --serve-arg=nice)",
+        "--serve-arg=--memory --serve-arg=256M)",
     )
     ap.add_argument("--abuse", action="store_true", help="a second phase with abusive clients (see above)")
     ap.add_argument(
