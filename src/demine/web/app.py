@@ -443,12 +443,24 @@ def app_from_environment() -> FastAPI:
     return settled(create_app(settings["db"], settings["workers"], ServeLimits.from_dict(settings["limits"])))
 
 
+#: The server process's GIL switch interval (seconds) when it has worker processes.
+SWITCH_INTERVAL = 0.0005
+
+
 def settled(app: FastAPI) -> FastAPI:
     """``app``, with everything this server process made so far (its modules, the app, its
     routes) moved out of the cyclic garbage collector's sight (``gc.freeze``): they live as long
     as the process, and each full collection scanned them all again, stalling every request for
     it: under the abuse benchmark a full collection took 42-100 ms, 18-36 ms after the freeze
-    (research log 12 part h). What the requests make later is collected as before."""
+    (research log 12 part h). What the requests make later is collected as before.
+
+    With worker processes, the process's GIL switch interval becomes :data:`SWITCH_INTERVAL`:
+    results from the workers arrive on a helper thread, and a thread waiting for the GIL waits
+    for the holder's interval to run out (5 ms by default), each time the event loop gives the GIL
+    up for a system call. Set here, in every server process: ``serve --processes N`` starts its
+    processes afresh (spawned), and they ran at the default until 2026-11-26 (research log 12 i)."""
+    if app.state.service.workers:
+        sys.setswitchinterval(SWITCH_INTERVAL)
     gc.collect()
     gc.freeze()
     return app
@@ -495,10 +507,6 @@ def serve(
     if workers is None:
         cpus = os.cpu_count() or 1
         workers = cpus if cpus > 1 else 0
-    if workers:
-        # results from the hint workers arrive on a helper thread: hand it the GIL sooner than the
-        # default 5 ms, or each request waits for the event loop's time slice to run out
-        sys.setswitchinterval(0.0005)
     store = open_store(where)  # a wrong address or a damaged file fails here, before any process starts
     try:
         store.check()
