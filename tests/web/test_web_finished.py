@@ -150,3 +150,48 @@ def test_replay_frames_find_the_layouts_openings_once(monkeypatch: pytest.Monkey
     for k in (0, 3, 100, 290, 5):
         service.replay(gid, k)
     assert made[0] == 1
+
+
+def test_a_frames_answer_is_its_view_encoded_with_the_mine_list_encoded_once() -> None:
+    # the mine list is the same in every frame of a game: encoded once and spliced into each
+    # frame's answer (it was most of a frame's JSON), the same bytes as the whole view encoded.
+    # The seed (a text, the only one in a frame) is the splice's own mark here: it comes before
+    # the mine list, so the mark replaced is the one put there.
+    service = Service(limits=SCRIPT)
+    gid = service.new_game(width=30, height=16, mines=99, seed=finished._MINES_MARK)["id"]
+    service._play(gid, "reveal", 8 * 30 + 15, None, None)
+    g = service.session(gid).game
+    mine = next(c for c in g.mine_cells() if g.position().states[c] >= 9)
+    service._play(gid, "flag", mine, None, None)
+    service._play(gid, "flag", mine, None, None)
+    service._play(gid, "reveal", mine, None, None)
+    assert g.over and service.session(gid).view()["seed"] == finished._MINES_MARK
+    s = service.session(gid)
+    for k in (0, 1, 3, 4, 2):
+        data = service.replay_bytes(gid, k)
+        assert data == finished.encode(service.replay(gid, k))
+        assert json.loads(data)["mine_cells"] == [[c // 30, c % 30] for c in g.mine_cells()]
+    assert s._mines_json is not None and s.mine_cells_json() is s._mines_json
+    assert s._extra["mines_json"] >= len(s._mines_json)  # (counted in the game's weight)
+
+
+def test_an_analysis_is_encoded_where_it_is_computed() -> None:
+    from demine.web.hints import analysis_board
+
+    client, service = _app()
+    text = "5x3x3\n1HHHH\nHHHHH\nHHHHH\n"
+    ran: list[Any] = []
+    real = service.compute
+
+    async def compute(fn: Any, *args: Any, **kwargs: Any) -> Any:
+        ran.append(fn)
+        return await real(fn, *args, **kwargs)
+
+    service.compute = compute  # type: ignore[method-assign]
+    with client:
+        r = client.post("/api/analyze", json={"text": text})
+        assert r.status_code == 200 and r.headers["content-type"] == "application/json"
+        assert ran == [finished.analysis_json]  # (bytes from the worker: nothing to encode here)
+        assert r.content == finished.encode(analysis_board(text, None, False, SCRIPT.guess_limit))
+        bad = client.post("/api/analyze", json={"text": "3x1x1\n1HQ"})  # (raised in the worker)
+        assert bad.status_code == 400 and "line 2, column 3" in bad.json()["error"]

@@ -39,10 +39,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from demine.errors import DemineError
 from demine.web.fastpaths import FastPaths, FastRoutes
 from demine.web.fastpaths import json_response as _json
+from demine.web.finished import analysis_json
 from demine.web.limits import KINDS, Busy, ClientGate, RateLimiter, ServeLimits, TooManyRequests
 from demine.web.puzzles import PuzzleStats, add_puzzle_routes
 from demine.web.records import Records, add_routes
-from demine.web.service import MAX_PASTE, Conflict, NotFound, Service, analysis_board
+from demine.web.service import MAX_PASTE, Conflict, NotFound, Service
 from demine.web.store import Store, StoreUnavailable, open_store
 from demine.web.workers import ANALYSIS, CLIENT
 
@@ -354,17 +355,11 @@ def create_app(
     @app.post("/api/analyze")
     async def analyze(body: AnalyzeIn, request: Request) -> Response:
         rate.hit("analyses", client(request))
-        return _json(
-            await service.compute(
-                analysis_board,
-                body.text,
-                body.mines,
-                body.trust_flags,
-                limits.guess_limit,
-                slow=True,
-                kind=ANALYSIS,
-            )
-        )
+        # encoded in the worker: the server passes the bytes on (no unpickling of a big dict, no
+        # JSON on the event loop)
+        args = (body.text, body.mines, body.trust_flags, limits.guess_limit)
+        data = await service.compute(analysis_json, *args, slow=True, kind=ANALYSIS)
+        return Response(data, media_type="application/json")
 
     return app
 
