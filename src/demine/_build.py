@@ -22,6 +22,7 @@ COMPILED: tuple[str, ...] = (
     "demine.analysis.incremental",
     "demine.analysis.local",
     "demine.analysis.order",
+    "demine.analysis.parts",
     "demine.analysis.rules",
     "demine.analysis.totals",
     "demine.engine.grid",

@@ -15,6 +15,7 @@ from demine.analysis import Analysis, Limit, analyze
 from demine.analysis.constraints import position_system
 from demine.analysis.exact import CountCache
 from demine.analysis.incremental import Frame
+from demine.analysis.rules import Propagator, number_rule
 from demine.engine.game import Game
 from demine.engine.position import COVERED
 from demine.players.best.survive import survive_one
@@ -48,6 +49,10 @@ def _check(frame: Frame, after: Position, cell: int) -> Frame | None:
     assert (off is None) == (not derived.off)
     if off is not None:
         assert all(want.probability(c) == Fraction(*off) for c in derived.off)
+        # the off cell first by a rank: the least of (rank, cell) over the off cells
+        rank = [random.Random(cell).randrange(4) for _ in range(after.cells)]
+        assert derived.least_off(rank) == min(derived.off, key=lambda c: (rank[c], c))
+        assert derived.least_off(rank) == min(derived.off, key=lambda c: (rank[c], c))  # (kept order)
     assert frame.after(after, cell).survival() == (want.solutions, survive_one(want))
     return derived
 
@@ -123,3 +128,26 @@ def test_a_frame_needs_the_mine_total() -> None:
     p = Position.from_text("3x1\n1HH")
     with pytest.raises(ValueError, match="mine total"):
         Frame.root(position_system(p), p, {}, Limit())
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(st.sets(st.integers(0, 9), max_size=5), st.integers(-1, 6)),
+        max_size=8,
+    )
+)
+def test_the_lean_number_rule_decides_what_the_propagator_does(rows: list[tuple[set[int], int]]) -> None:
+    # (the frames' rebuild runs rules.number_rule: the same cells in the same order, the same
+    # constraints left, an impossible list raising)
+    cons = [(tuple(sorted(cs)), v, 100 + i) for i, (cs, v) in enumerate(rows)]
+    prop = Propagator(cons, str)
+    try:
+        prop.run_numbers()
+    except InconsistentPosition:
+        with pytest.raises(InconsistentPosition):
+            number_rule(cons)
+        return
+    decided, rest = number_rule(cons)
+    assert list(decided.items()) == list(prop.decided.items())
+    assert rest == prop.remaining()

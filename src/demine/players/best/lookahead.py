@@ -383,7 +383,8 @@ def _survive_two(
                 for c in box:
                     front.append((chance, zero_key(c), c))
         if off_nd is not None and off_nd[0] != off_nd[1]:  # (one chance for them all)
-            off, off_p = min((n_nb[c], c) for c in system.off), off_nd
+            c = system.least_off(n_nb)
+            off, off_p = (n_nb[c], c), off_nd
     else:
         assert a is not None
         ratios = a.ratios
