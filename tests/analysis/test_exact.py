@@ -1,5 +1,6 @@
 """The exact engine against brute force, external data, worked examples and real games."""
 
+import gc
 import json
 import random
 from fractions import Fraction
@@ -11,8 +12,8 @@ from hypothesis import strategies as st
 
 from demine import InconsistentPosition, Position
 from demine.analysis import Limit, analyze, analyze_constraints
-from demine.analysis.constraints import position_system, system_after
-from demine.analysis.exact import CountCache, solve_system
+from demine.analysis.constraints import components, position_system, system_after
+from demine.analysis.exact import CountCache, count_component, solve_system
 from demine.engine.game import Game
 from demine.engine.position import COVERED, FLAG
 from tests.helpers import brute_force, random_position, small_consistent_position
@@ -504,3 +505,15 @@ def test_a_step_is_started_only_if_slack_times_the_slowest_fits(monkeypatch: pyt
     assert not pace.fits()  # 2.5 s left does not
     assert Pace(deadline=None).fits()  # no deadline: every step fits
     assert not Pace(deadline=10.0, estimate=4.0).fits()  # the estimate stands in for the first step
+
+
+def test_a_kept_count_leaves_the_collectors_sight() -> None:
+    # a count kept in a cache outlives many collections: its steps' plans are tuples of ints,
+    # which the collector stops tracking as it meets them (one level of tuples a collection;
+    # lists it would walk at every collection of their generation)
+    p = Position.from_text("6x3\n12HHHH\nHHHHHH\nHHH211\n")
+    (comp, *_) = components(position_system(p).constraints)
+    cnt = count_component(comp, comp.cells, None, 1 << 20)
+    for _ in range(3):
+        gc.collect()
+    assert cnt.steps and not any(gc.is_tracked(step) for step in cnt.steps)

@@ -1,5 +1,6 @@
 """Behaviour of the strongest player (never its timings or win rates)."""
 
+import heapq
 import math
 import random
 from collections import Counter
@@ -32,7 +33,7 @@ from demine.players.best import (
 )
 from demine.players.best import lookahead as lookahead_module
 from demine.players.best.lookahead import _outcomes
-from demine.players.best.moves import _steps_to_revealed, touches_revealed
+from demine.players.best.moves import _steps_to_revealed, distances, off_candidates, touches_revealed
 from demine.players.best.play import _pair_safe, _quick_safe
 from tests.helpers import brute_force
 
@@ -664,6 +665,23 @@ def test_touches_revealed_tells_the_frontier_both_ways() -> None:
         covered = [c for c in range(w * h) if p.states[c] == COVERED]
         want = [any(p.states[d] < COVERED for d in p.geometry.neighbours(c)) for c in covered]
         assert touches_revealed(p, covered) == want
+
+
+def test_the_off_frontier_candidates_are_the_fewest_neighbours_then_the_farthest() -> None:
+    # the look-ahead's choice off the frontier, keys made one int each, against heapq on tuples
+    rng = random.Random(13)
+    for _ in range(60):
+        w, h = rng.randint(1, 9), rng.randint(1, 9)
+        p = Position.covered(w, h, 0)
+        for c in rng.sample(range(w * h), rng.randint(0, w * h // 3)):  # none revealed too
+            p = p.with_state(c, 0)
+        covered = [c for c in range(w * h) if p.states[c] == COVERED]
+        rng.shuffle(covered)
+        for far_off in (True, False):
+            far = distances(p, far_off)
+            for k in (0, 1, 2, 5):
+                want = heapq.nsmallest(k, covered, key=lambda c: (len(p.geometry.neighbours(c)), far(c), c))
+                assert off_candidates(p, covered, k, far_off) == want
 
 
 def test_the_inner_level_stops_early_only_where_its_caller_decides_the_same() -> None:

@@ -95,7 +95,8 @@ class Counted:
     comp: Component
     order: list[int]
     steps: list[Step]
-    """Per step: (box size, [(shift, initial residual or -1, capacity after)], open delta, key step)."""
+    """Per step: (box size, ((shift, initial residual or -1, capacity after), ...), open delta, key
+    step)."""
     layers: list[dict[int, int]]
     shift_m: int
     mask: int
@@ -107,7 +108,9 @@ class Counted:
     """With one mine total ``t``: ``t`` and each box's weighted mine count over its layouts."""
 
 
-Step = tuple[int, list[tuple[int, int, int]], int, int]
+#: A step's plan. Tuples, not lists: a count kept in a cache outlives many young collections of
+#: the cyclic collector, and tuples of ints leave its sight at the first one (lists stay).
+Step = tuple[int, tuple[tuple[int, int, int], ...], int, int]
 
 
 def _plan(comp: Component, order: list[int], slots: Slots | None = None) -> tuple[list[Step], int, int]:
@@ -135,7 +138,7 @@ def _plan(comp: Component, order: list[int], slots: Slots | None = None) -> tupl
                 delta += v << (bits * sl)
             step -= 1 << (bits * sl)
             out.append((bits * sl, v if new else -1, cp))
-        steps.append((s, out, delta, step))
+        steps.append((s, tuple(out), delta, step))
     return steps, shift_m, bits
 
 

@@ -138,7 +138,7 @@ def elimination_order(comp: Component, deadline: float | None = None) -> list[in
 #: per step of an elimination order, its box's size and for each of the box's constraints (its
 #: slot, whether it opens here, the cells of it not counted yet after this step, the constraint);
 #: and how many slots there are.
-Slots = tuple[list[tuple[int, list[tuple[int, bool, int, int]]]], int]
+Slots = tuple[list[tuple[int, tuple[tuple[int, bool, int, int], ...]]], int]
 
 
 def plan_slots(comp: Component, order: list[int]) -> Slots:
@@ -150,7 +150,7 @@ def plan_slots(comp: Component, order: list[int]) -> Slots:
     slot: dict[int, int] = {}
     free: list[int] = []
     used = 0
-    raw: list[tuple[int, list[tuple[int, bool, int, int]]]] = []
+    raw: list[tuple[int, tuple[tuple[int, bool, int, int], ...]]] = []
     for b in order:
         s = sizes[b]
         items: list[tuple[int, bool, int, int]] = []
@@ -164,7 +164,7 @@ def plan_slots(comp: Component, order: list[int]) -> Slots:
                     slot[c] = used
                     used += 1
             items.append((slot[c], new, cap[c], c))
-        raw.append((s, items))
+        raw.append((s, tuple(items)))  # (tuples: a kept plan leaves the collector's sight)
         for _, _, cp, c in items:
             if cp == 0:
                 free.append(slot.pop(c))

@@ -148,7 +148,9 @@ class Influence:
         return self._make((r * w + c, (r + 1) * w + c), flanks, limit)
 
     def _box(self, r: int, c: int, limit: int) -> Structure | None:
-        if not all(self._hidden(r + i, c + j) for i in (0, 1) for j in (0, 1)):
+        if not (self._hidden(r, c) and self._hidden(r, c + 1)):
+            return None
+        if not (self._hidden(r + 1, c) and self._hidden(r + 1, c + 1)):
             return None
         w = self.position.width
         cells = (r * w + c, r * w + c + 1, (r + 1) * w + c, (r + 1) * w + c + 1)
@@ -187,12 +189,14 @@ class Influence:
         w, h = p.width, p.height
         if w < 4 or h < 4:
             return list(self.a.unknown)
-        near: set[int] = set()
+        near = [False] * (w * h)  # (marks, not a set of cells: compiled, no object per cell)
         for m in self._known:
             r, c = divmod(m, w)
+            lo, hi = max(0, c - 2), min(w, c + 3)
             for rr in range(max(0, r - 2), min(h, r + 3)):
-                near.update(range(rr * w + max(0, c - 2), rr * w + min(w, c + 3)))
-        return [cell for cell in self.a.unknown if cell in near]
+                for cell in range(rr * w + lo, rr * w + hi):
+                    near[cell] = True
+        return [cell for cell in self.a.unknown if near[cell]]
 
     def _around(self, cell: int) -> Iterator[tuple[str, Structure]]:
         r, c = divmod(cell, self.position.width)
@@ -313,7 +317,9 @@ class Influence:
     def long_term_safety(self, cell: int) -> Fraction:
         """``(layouts where cell is safe + credit_weight x credit) / layouts``."""
         mines, total = self._mine_tally(cell)
-        return (total - mines + self.credit_weight * self.credit(cell)) / total
+        wn, wd = self.credit_weight.numerator, self.credit_weight.denominator
+        # (one fraction made, not three: the same value)
+        return Fraction((total - mines) * wd + wn * self.credit(cell), total * wd)
 
 
 def count_layouts(system: System, state_cap: int, cache: CountCache) -> int:

@@ -28,6 +28,7 @@ from demine.players.best.moves import (
     BestMove,
     distances,
     neighbour_counts,
+    off_candidates,
     touches_revealed,
     zero_chance_keys,
 )
@@ -177,10 +178,10 @@ def look_ahead(
     off_ok = [c for c, on in zip(ok_cells, near, strict=True) if not on]
     frontier = sorted(near_ok, key=lambda c: (prob_of(c), zero_key(c), c))[: settings.max_candidates]
     far = distances(position, settings.far_off)
-    # off the frontier every neighbour is hidden: a cell's zero key is its number of neighbours
-    n_nb = neighbour_counts(position.width, position.height) if position.cells <= 65536 else None
-    off_key = zero_key if n_nb is None else n_nb.__getitem__
-    off = heapq.nsmallest(settings.max_off_candidates, off_ok, key=lambda c: (off_key(c), far(c), c))
+    if position.cells <= 65536:
+        off = off_candidates(position, off_ok, settings.max_off_candidates, settings.far_off)
+    else:
+        off = heapq.nsmallest(settings.max_off_candidates, off_ok, key=lambda c: (zero_key(c), far(c), c))
     chosen = frontier + off
     safety: dict[int, Fraction] = {}
     if influence is not None:

@@ -125,6 +125,26 @@ def distances(position: Position, far_off: bool) -> Callable[[int], int]:
     return key
 
 
+def off_candidates(position: Position, cells: list[int], k: int, far_off: bool) -> list[int]:
+    """The ``k`` of ``cells`` (covered cells off the frontier, of a board of at most 65,536
+    cells) most likely to open a zero: the fewest neighbours (off the frontier every one is
+    hidden), then with ``far_off`` the farthest from every revealed cell, then the lowest; in
+    that order. ``heapq.nsmallest(k, cells, key=lambda c: (neighbours, far(c), c))`` with ``far``
+    from :func:`distances`, each key made one int here (compiled: no call per cell)."""
+    if not cells or k <= 0:
+        return []
+    w, h, n = position.width, position.height, position.cells
+    n_nb = neighbour_counts(w, h)
+    dist = _steps_to_revealed(w, h, position.states) if far_off else None
+    span = w + h + 2  # a distance is -1 (nothing revealed) to w + h: far(c) + w + h is in [0, span)
+    keys: list[int] = []
+    for c in cells:
+        f = w + h if dist is None else w + h - dist[c]
+        keys.append((n_nb[c] * span + f) * n + c)
+    keys.sort()
+    return [key % n for key in keys[:k]]
+
+
 @lru_cache(maxsize=4)
 def _steps_to_revealed(width: int, height: int, states: bytes) -> tuple[int, ...]:
     """Breadth-first search from all revealed cells at once (-1 where none can be reached)."""
