@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from fractions import Fraction
 from itertools import combinations
 
 import pytest
@@ -20,7 +21,7 @@ from demine.analysis.rules import Constraint
 from demine.engine.grid import geometry
 from demine.engine.position import COVERED, FLAG
 from demine.errors import InconsistentPosition
-from demine.players.best import BestSettings, best_move, forced_fifty
+from demine.players.best import BestSettings, best_move, forced_fifty, lookahead
 from demine.players.best.lookahead import most_telling
 from demine.players.longterm import Influence, Structure, _Root, count_layouts
 from tests.helpers import random_position
@@ -165,6 +166,35 @@ def test_of_several_pseudo_fifties_one_whose_number_tells_is_chosen(text: str) -
     # and best plays it when the endgame search is left out
     bm = best_move(p, Limit(seconds=5), settings=BestSettings(endgame_layouts=1, sampled_layouts=0))
     assert (bm.reason, bm.move.cell) == ("50-50", want)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_most_telling_pseudo_fifty_is_the_one_the_plain_analyses_choose(seed: int) -> None:
+    # most_telling derives its outcomes from the position's frame: the same values as an
+    # analysis of each outcome's whole system (the first of equals kept)
+    rng = random.Random(seed)
+    checked = 0
+    for _ in range(400):
+        p = _corner_position(rng, rng.randint(4, 8), rng.randint(4, 7))
+        try:
+            a = analyze(p)
+        except InconsistentPosition:
+            continue
+        system = position_system(p)
+        if a.safe or a.solutions is None:
+            continue
+        cells = Influence(p, a, system).pseudos()
+        if len(cells) < 2:
+            continue
+        values = []
+        for c in cells:
+            outs = lookahead._outcomes_pruned(p, c, Limit(), Fraction(1), None, system, {}, None)
+            values.append(Fraction(-1) if outs is None else outs[1] / outs[0])
+        assert most_telling(p, cells, Limit(), system, None) == cells[values.index(max(values))]
+        checked += 1
+        if checked == 6:
+            break
+    assert checked
 
 
 def test_a_coin_toss_hidden_behind_covered_cells_is_taken_before_safer_guesses() -> None:

@@ -22,7 +22,6 @@ mines and safe cells added as constraints.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -137,14 +136,14 @@ class Influence:
         if not (self._hidden(r, c) and self._hidden(r, c + 1)):
             return None
         w = self.position.width
-        flanks = [(r + d, c - 1) for d in (-1, 0, 1)] + [(r + d, c + 2) for d in (-1, 0, 1)]
+        flanks = [(r - 1, c - 1), (r, c - 1), (r + 1, c - 1), (r - 1, c + 2), (r, c + 2), (r + 1, c + 2)]
         return self._make((r * w + c, r * w + c + 1), flanks, limit)
 
     def _pair_v(self, r: int, c: int, limit: int) -> Structure | None:
         if not (self._hidden(r, c) and self._hidden(r + 1, c)):
             return None
         w = self.position.width
-        flanks = [(r - 1, c + d) for d in (-1, 0, 1)] + [(r + 2, c + d) for d in (-1, 0, 1)]
+        flanks = [(r - 1, c - 1), (r - 1, c), (r - 1, c + 1), (r + 2, c - 1), (r + 2, c), (r + 2, c + 1)]
         return self._make((r * w + c, (r + 1) * w + c), flanks, limit)
 
     def _box(self, r: int, c: int, limit: int) -> Structure | None:
@@ -198,8 +197,11 @@ class Influence:
                     near[cell] = True
         return [cell for cell in self.a.unknown if near[cell]]
 
-    def _around(self, cell: int) -> Iterator[tuple[str, Structure]]:
+    def _around(self, cell: int) -> list[tuple[str, Structure]]:
+        """The pairs and boxes through ``cell`` that could still form, pairs first (a list: no
+        generator, compiled)."""
         r, c = divmod(cell, self.position.width)
+        out: list[tuple[str, Structure]] = []
         for s in (
             self._pair_h(r, c, CREDIT_MISSING),
             self._pair_h(r, c - 1, CREDIT_MISSING),
@@ -207,12 +209,13 @@ class Influence:
             self._pair_v(r - 1, c, CREDIT_MISSING),
         ):
             if s is not None:
-                yield "pair", s
+                out.append(("pair", s))
         for dr in (0, -1):
             for dc in (0, -1):
                 s = self._box(r + dr, c + dc, CREDIT_MISSING)
                 if s is not None:
-                    yield "box", s
+                    out.append(("box", s))
+        return out
 
     # --------------------------------------------------------------------- counts
     def tally(self, s: Structure) -> int:

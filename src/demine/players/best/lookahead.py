@@ -214,7 +214,11 @@ def look_ahead(
     def rank_key(c: int, safe_c: Fraction, outs: tuple[int, Fraction, int]) -> RankKey:
         total, weighted, values = outs
         live = 1 if values > 1 else 0
-        return (safe_c * (weighted / total), live, -prob[c], -far(c), -c)
+        # safe_c * weighted / total, made one fraction (the same value)
+        score = Fraction(
+            safe_c.numerator * weighted.numerator, safe_c.denominator * weighted.denominator * total
+        )
+        return (score, live, -prob[c], -far(c), -c)
 
     # with depth 3: the candidates skipped for their safety, and that safety
     waiting: list[tuple[int, Fraction]] = []
@@ -550,12 +554,19 @@ def most_telling(
     if len(cells) == 1:
         return cells[0]
     cache: CountCache = {}
+    # as in the look-ahead, the outcomes are derived from the position's frame (the same analyses)
+    base: System | Frame = system
+    if system.mines_left is not None:
+        try:
+            base = Frame.root(system, position, cache, limit, deadline)
+        except (OverBudget, InconsistentPosition):
+            base = system
     best_cell, best_value = cells[0], Fraction(-1)
     pace = Pace(deadline, SLACK)  # as in the look-ahead: a cell is started only if its like fits
     for c in cells:
         if not pace.fits():
             break
-        outs = _outcomes_pruned(position, c, limit, Fraction(1), None, system, cache, deadline)
+        outs = _outcomes_pruned(position, c, limit, Fraction(1), None, base, cache, deadline)
         pace.done()
         if outs is None:
             continue

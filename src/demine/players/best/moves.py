@@ -3,6 +3,7 @@ to open a zero, the distance from what is revealed, and the safest cell."""
 
 from __future__ import annotations
 
+from bisect import insort
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -137,12 +138,16 @@ def off_candidates(position: Position, cells: list[int], k: int, far_off: bool) 
     n_nb = neighbour_counts(w, h)
     dist = _steps_to_revealed(w, h, position.states) if far_off else None
     span = w + h + 2  # a distance is -1 (nothing revealed) to w + h: far(c) + w + h is in [0, span)
-    keys: list[int] = []
+    best: list[int] = []  # the k lowest keys so far, in order
     for c in cells:
         f = w + h if dist is None else w + h - dist[c]
-        keys.append((n_nb[c] * span + f) * n + c)
-    keys.sort()
-    return [key % n for key in keys[:k]]
+        key = (n_nb[c] * span + f) * n + c
+        if len(best) == k:
+            if key > best[-1]:
+                continue
+            best.pop()
+        insort(best, key)
+    return [key % n for key in best]
 
 
 @lru_cache(maxsize=4)
