@@ -47,6 +47,11 @@ from demine.engine.position import Position
 from demine.errors import InconsistentPosition
 
 
+def _label(con: Constraint) -> int:
+    """A constraint's label (its number's cell)."""
+    return con[2]
+
+
 class Frame:
     """A position with a known mine total, analysed component by component (see the module's
     docstring). Built for the root of a search by :meth:`root`, then derived by :meth:`after`."""
@@ -54,6 +59,7 @@ class Frame:
     __slots__ = (
         "_off",
         "_part_of",
+        "_totaled",
         "_weighed",
         "decided",
         "gone",
@@ -99,6 +105,7 @@ class Frame:
         """The cells opened since the search's root and their numbers, in cell order."""
         self._part_of: dict[int, Part] | None = None
         self._weighed: tuple[int, int, list[list[int]]] | None = None
+        self._totaled: tuple[int, list[list[int]], list[list[int]], int, int] | None = None
 
     @classmethod
     def root(
@@ -233,7 +240,7 @@ class Frame:
                 if cell in cs:
                     cs = tuple(c for c in cs if c != cell)
                 local.append((cs, v, lab))
-        local.sort(key=lambda t: t[2])
+        local.sort(key=_label)
         # (a cell decided here is safe: the mines left are the same without it)
         left = self.mines_left - sum(decided.values())
         key = (tuple(local), left)
@@ -301,10 +308,13 @@ class Frame:
         # search step), with these values
         shape = self._shape(rest, deadline)
         parts = []
-        if shape is None:  # wide: the pair rule runs first (:func:`ruled`)
+        if shape is None:
+            # wide (:func:`wide` of the components of ``rest``, by their structure): the pair
+            # rule runs first, as :func:`ruled` runs it (the components made after it)
             prop = Propagator(local, _describer(after), self.note)
             prop.run_numbers()
-            _, comps = ruled(prop, deadline)
+            prop.run_all()
+            comps = components(prop.remaining())
             found = dict(prop.decided)
             left -= sum(found.values())
             for comp in comps:
@@ -314,7 +324,9 @@ class Frame:
         for piece in shape:
             cons = [rest[i] for i in piece.members]
             values = [v for _, v, _ in cons]
-            key = (piece.boxes, piece.links, tuple(values), left)  # (_count_cached's key)
+            # (_count_cached's key; with at least as many mines left as the piece has cells,
+            # the count is the same whatever their number)
+            key = (piece.boxes, piece.links, tuple(values), min(left, piece.cells))
             counted = cache.get(key)
             if counted is None or piece.order is None:
                 shared = piece.comp
@@ -345,14 +357,17 @@ class Frame:
         """The mines left off the decided cells, the parts' counts by mine total and their
         :func:`prefix_products`, and :func:`off_weights` of them all: the weight of the layouts
         with a mine on one given cell off the frontier and the count of layouts (raises
-        :class:`InconsistentPosition` when it is 0)."""
+        :class:`InconsistentPosition` when it is 0). Made once per frame."""
+        if self._totaled is not None:
+            return self._totaled
         left = self.mines_left - sum(self.decided.values())
         polys = [p.counted.W for p in self.parts]
         pre = prefix_products(polys, deadline)
         num, z = off_weights(pre[-1], self.n_off, left)
         if z == 0:
             raise InconsistentPosition("these numbers cannot all hold", ())
-        return left, polys, pre, num, z
+        self._totaled = (left, polys, pre, num, z)
+        return self._totaled
 
     def _weigh_now(self, deadline: float | None) -> tuple[int, int, list[list[int]]]:
         left, polys, pre, num, z = self._totals(deadline)

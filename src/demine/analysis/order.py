@@ -174,7 +174,7 @@ def plan_slots(comp: Component, order: list[int]) -> Slots:
 class Piece:
     """A component's structure, shared by the frames whose constraints differ only in value."""
 
-    __slots__ = ("boxes", "comp", "links", "members", "order", "slots")
+    __slots__ = ("boxes", "cells", "comp", "links", "members", "order", "slots")
 
     def __init__(self, comp: Component, members: list[int]) -> None:
         self.comp = comp
@@ -185,6 +185,9 @@ class Piece:
         self.links = tuple(map(tuple, comp.box_cons))
         """Its boxes and each box's constraints as the count cache's key holds them
         (:func:`~demine.analysis.exact._count_cached`)."""
+        self.cells = sum(len(b) for b in self.boxes)
+        """Its cells (a count with at least as many mines left is the same whatever their
+        number)."""
         self.order: list[int] | None = None
         """Its elimination order, once made (made for the values first met; any order counts
         the same)."""
