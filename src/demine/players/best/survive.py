@@ -50,13 +50,12 @@ def make_stop(
     z: int | None, nd: Ratio, safety: float, best: float, later: float, drops: Callable[[float], bool] | None
 ) -> Stop | None:
     """For a candidate of :func:`_survive_two` (chance of a mine ``nd``, ``safety`` as a float;
-    ``z`` the position's count of layouts),
-    when the best of the others so far is ``best`` and those after it are worth at most
-    ``later``: a :data:`Stop` that ends its count once it can no longer beat ``best`` (it returns
-    ``best``), or once ``drops`` holds for an upper bound of :func:`_survive_two`'s result (it
-    returns that bound). The sum of its numbers' counts is the count of layouts with the cell
-    safe, so the layouts not counted yet are known: at best they all survive. None without an
-    exact count of layouts."""
+    ``z`` the position's count of layouts), when the best of the others so far is ``best`` and
+    those after it are worth at most ``later``: a :data:`Stop` that ends its count once it can no
+    longer beat ``best`` (it returns ``best``), or once ``drops`` holds for an upper bound of
+    :func:`_survive_two`'s result (it returns that bound). The sum of its numbers' counts is the
+    count of layouts with the cell safe, so the layouts not counted yet are known: at best they
+    all survive. None without an exact count of layouts."""
     if z is None or (best <= 0.0 and drops is None):
         return None
     num, den = nd
