@@ -59,7 +59,7 @@ def test_a_replay_frame_is_built_once_then_sent_as_kept(monkeypatch: pytest.Monk
     client, service = _app()
     with client:
         gid = _finished(service)
-        built = _count(monkeypatch, Service, "replay")
+        built = _count(monkeypatch, Service, "_replay")  # (where a frame is built)
         first = [client.get(f"/api/games/{gid}/replay?move={k}") for k in (0, 7, 41)]
         assert built[0] == 3 and all(r.status_code == 200 for r in first)
         again = [client.get(f"/api/games/{gid}/replay?move={k}") for k in (41, 0, 7)]

@@ -155,6 +155,10 @@ class FinishedReads:
     def replay(self, game_id: str, k: int) -> dict[str, Any]:
         """The board after the first ``k`` moves of a finished game (as the store holds it). A
         frame costs at most a sixteenth of the game's moves (:meth:`Session.frame`)."""
+        return self._replay(game_id, k)[1]
+
+    def _replay(self, game_id: str, k: int) -> tuple[Session, dict[str, Any]]:
+        """:meth:`replay`, with the game's session it was made from."""
         self._fresh(game_id)
         with self._locked(game_id) as s:
             g = s.game
@@ -171,7 +175,7 @@ class FinishedReads:
         v["moves"] = v["move"] = k
         last = g.moves[k - 1] if k else None
         v["last"] = None if last is None else {"kind": last.kind, "cell": _rc(g.width, last.cell)}
-        return v
+        return s, v
 
     def replay_bytes(self, game_id: str, k: int) -> bytes:
         """:meth:`replay`, encoded, and kept in :attr:`answers` (a finished game's frame never
@@ -179,15 +183,15 @@ class FinishedReads:
         what = f"replay {k}"
         data = self.kept(game_id, what)
         if data is None:
-            data = self._frame_json(game_id, self.replay(game_id, k))
+            data = self._frame_json(*self._replay(game_id, k))
             self._keep(game_id, what, data)
         return data
 
-    def _frame_json(self, game_id: str, frame: dict[str, Any]) -> bytes:
-        """``encode(frame)``, with the game's mine list (the same in each of its frames) encoded
-        once and spliced in. Only numbers and move kinds follow ``mine_cells`` in a frame (the
-        seed, a text, comes before it), so the last mark is the one put there."""
-        s = self.session(game_id)
+    def _frame_json(self, s: Session, frame: dict[str, Any]) -> bytes:
+        """``encode(frame)`` (a frame of ``s``'s game), with the game's mine list (the same in each
+        of its frames) encoded once and spliced in. Only numbers and move kinds follow
+        ``mine_cells`` in a frame (the seed, a text, comes before it), so the last mark is the one
+        put there."""
         had = s._mines_json is not None
         mines = s.mine_cells_json()
         if not had:
