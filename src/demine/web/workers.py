@@ -23,18 +23,16 @@ one-core machines) the work runs in the server's own process: slow work in a thr
 from __future__ import annotations
 
 import asyncio
-import multiprocessing
 import os
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from contextvars import ContextVar
 from typing import Any
 
 from demine.web.limits import Busy, TooManyRequests
+from demine.web.pool import Pool, WorkerDied
 
 #: The client whose request is being served (set by the app for each request), for the slow
 #: lane's per-client bound.
@@ -90,20 +88,8 @@ class Lane:
         self._served: dict[str, int] = {}
         """Each client's latest start (the count of starts then): the least recently served first."""
         self._by_client: Counter[str] = Counter()
-        self._pool: ProcessPoolExecutor | None = None
-        self._lock = threading.Lock()
-        if processes:
-            self._start()
-
-    def _start(self) -> None:
-        self._pool = ProcessPoolExecutor(
-            self.processes,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=_worker_start,
-            initargs=(os.getpid(), self.nice),
-        )
-        for f in [self._pool.submit(_ready) for _ in range(self.processes)]:
-            f.result()  # start every worker now, not on the first player's click
+        # every worker started now, not on the first player's click
+        self._pool = Pool(processes, _worker_start, (os.getpid(), nice), _ready) if processes else None
 
     def _room(self, kind: int) -> bool:
         """Whether a call of ``kind`` may start now."""
@@ -188,17 +174,13 @@ class Lane:
         if pool is None:
             return await asyncio.to_thread(fn, *args) if in_thread else fn(*args)
         try:
-            return await asyncio.wrap_future(pool.submit(fn, *args))
-        except BrokenProcessPool:
-            with self._lock:
-                if self._pool is pool:
-                    self._start()
-            return fn(*args)
+            return await pool.run(fn, *args)
+        except WorkerDied:
+            return fn(*args)  # (the pool has replaced the worker already)
 
     def pids(self) -> list[int]:
         """The worker processes' ids (none when the lane runs here)."""
-        pool = self._pool
-        return [] if pool is None else list(pool._processes or {})
+        return [] if self._pool is None else self._pool.pids()
 
     def waiting_clients(self) -> int:
         """Clients with a call running or waiting here (counted only with ``per_client``)."""
@@ -206,5 +188,5 @@ class Lane:
 
     def close(self) -> None:
         if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
+            self._pool.close()
             self._pool = None
