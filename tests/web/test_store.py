@@ -57,6 +57,25 @@ def test_moves_are_appended_in_order_and_a_stale_append_is_refused(store_url: st
     assert two.moves_count("g") == 3 and one.live_games("c") == 0
 
 
+def test_a_move_appends_to_a_row_of_the_first_schema(store_url: str) -> None:
+    # rows written before the moves' count existed hold their first moves as JSON and no count:
+    # PostgreSQL's one-statement append cannot check those, and takes the general way
+    store = open_store(store_url)
+    store.save(_game("old"), now=0.0)
+    with store._transaction() as db:
+        db.execute("UPDATE games SET moves_count = NULL, moves = ? WHERE id = ?", ('[["reveal", 93]]', "old"))
+    state = {"layout": [3, 4], "outcome": "playing", "started": 1.0, "ended": None}
+    with pytest.raises(StaleGame):
+        store.append("old", 0, ("flag", 5), now=2.0, **state)  # type: ignore[arg-type]
+    store.append("old", 1, ("flag", 5), now=2.0, **state)  # type: ignore[arg-type]
+    back = store.load("old")
+    assert back is not None and back.moves == [("reveal", 93), ("flag", 5)]
+    assert store.moves_count("old") == 2
+    with pytest.raises(StaleGame):  # a game that does not exist
+        store.append("none", 0, ("flag", 5), now=2.0, **state)  # type: ignore[arg-type]
+    store.close()
+
+
 def test_moves_from_many_connections_at_once_are_all_kept_once(store_url: str) -> None:
     """Eight writers, each with its own store (connections or processes on one database), append
     to one game as fast as they can, retrying on StaleGame: every move lands in one place."""

@@ -450,10 +450,11 @@ def settled(app: FastAPI) -> FastAPI:
     (research log 12 part h). What the requests make later is collected as before.
 
     With worker processes, the process's GIL switch interval becomes :data:`SWITCH_INTERVAL`:
-    results from the workers arrive on a helper thread, and a thread waiting for the GIL waits
-    for the holder's interval to run out (5 ms by default), each time the event loop gives the GIL
-    up for a system call. Set here, in every server process: ``serve --processes N`` starts its
-    processes afresh (spawned), and they ran at the default until 2026-11-26 (research log 12 i)."""
+    the moves' writes run in helper threads (and the workers' results came on one until
+    2026-11-26), and a thread waiting for the GIL waits for the holder's interval to run out (5 ms
+    by default), each time the event loop gives the GIL up for a system call. Set here, in every
+    server process: ``serve --processes N`` starts its processes afresh (spawned), and they ran
+    at the default until 2026-11-26 (research log 12 i)."""
     if app.state.service.workers:
         sys.setswitchinterval(SWITCH_INTERVAL)
     gc.collect()

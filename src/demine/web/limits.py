@@ -79,10 +79,10 @@ class ServeLimits:
     """Games one player's record on the server holds (the oldest leave first)."""
     heavy_running: int = 16
     """Hints on the players' games handed to the workers at once (the others wait in the lane)...
-    More than the workers compute at once: each call's way out and back crosses the server's
-    event loop and two of its helper threads, and on a loaded server that round trip is 100-300 ms
-    for a few milliseconds of work, so with 4 in flight the workers idled while the lane's queue
-    filled (research log 12). The calls past the workers' count wait at the workers, in order."""
+    More than the workers compute at once: on a loaded server a call's way out and back took
+    100-300 ms for a few milliseconds of work (it crossed two helper threads then), so with 4 in
+    flight the workers idled while the lane's queue filled (research log 12). The calls past the
+    workers' count wait in the pool, in order (:mod:`demine.web.pool`)."""
     heavy_queue: int = 64
     """...and at most this many wait in each lane; past that a request gets 503 at once."""
     slow_running: int = 2

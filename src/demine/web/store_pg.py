@@ -10,13 +10,14 @@ file system).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from demine.errors import DemineError
-from demine.web.store import INDEXES, MOVES_SCHEMA, SCHEMA, Db, Store, StoreUnavailable
+from demine.web.store import INDEXES, MOVES_SCHEMA, SCHEMA, Db, StaleGame, Store, StoreUnavailable
 
 try:
     import psycopg
@@ -33,6 +34,28 @@ PG_SCHEMA = (
     MOVES_SCHEMA.replace(" WITHOUT ROWID", ""),
     *INDEXES,
 )
+
+
+#: :meth:`PostgresStore.append` in one statement: the game's row is locked (``FOR UPDATE``, so a
+#: move of another process on the same game waits, then sees its count), and the move and the
+#: game's state are written only when the count is the one expected. It answers the count found
+#: (the caller's ``seq``: written) and whether the row exists.
+APPEND = """
+WITH cur AS (SELECT moves_count FROM games WHERE id = %(id)s FOR UPDATE),
+ins AS (
+    INSERT INTO moves SELECT %(id)s, %(seq)s, %(kind)s, %(cell)s FROM cur
+    WHERE cur.moves_count = %(seq)s
+    ON CONFLICT (game_id, seq) DO UPDATE SET kind = excluded.kind, cell = excluded.cell
+    RETURNING 1
+),
+upd AS (
+    UPDATE games SET layout = COALESCE(layout, %(layout)s), outcome = %(outcome)s,
+        started = %(started)s, ended = %(ended)s, updated = %(now)s, moves_count = %(seq)s + 1
+    WHERE id = %(id)s AND EXISTS (SELECT 1 FROM cur WHERE cur.moves_count = %(seq)s)
+    RETURNING 1
+)
+SELECT (SELECT moves_count FROM cur), EXISTS (SELECT 1 FROM cur)
+"""
 
 
 def _first_line(e: Exception) -> str:
@@ -115,6 +138,46 @@ class PostgresStore(Store):
                 yield _Pg(conn)
         except psycopg.Error as e:
             raise StoreUnavailable(f"the database refused a write: {_first_line(e)}") from e
+
+    def append(
+        self,
+        game_id: str,
+        seq: int,
+        move: tuple[str, int],
+        *,
+        layout: list[int] | None,
+        outcome: str,
+        started: float | None,
+        ended: float | None,
+        now: float,
+    ) -> None:
+        """:meth:`Store.append` as one statement (:data:`APPEND`): one round trip to the database,
+        where the transaction took five (begin, the locked count, the move, the game, commit),
+        each a wait of a server thread that then waits for the GIL again. A row of the first
+        schema (no count) takes the general way."""
+        args = {
+            "id": game_id,
+            "seq": seq,
+            "kind": move[0],
+            "cell": move[1],
+            "layout": None if layout is None else json.dumps(layout),
+            "outcome": outcome,
+            "started": started,
+            "ended": ended,
+            "now": now,
+        }
+        try:
+            with self._pool.connection() as conn:
+                row = conn.execute(APPEND, args).fetchone()
+        except psycopg.Error as e:
+            raise StoreUnavailable(f"the database refused a write: {_first_line(e)}") from e
+        count, exists = row if row is not None else (None, False)
+        if count is None and exists:  # a row of the first schema
+            super().append(
+                game_id, seq, move, layout=layout, outcome=outcome, started=started, ended=ended, now=now
+            )
+        elif count != seq:  # moved on by another process, or no such game
+            raise StaleGame(game_id)
 
     def check(self) -> None:
         """(PostgreSQL checks its own pages.)"""
