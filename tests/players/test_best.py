@@ -731,6 +731,36 @@ def test_the_inner_level_stops_early_only_where_its_caller_decides_the_same() ->
     assert checked >= 30 and stopped >= 1
 
 
+def test_the_inner_level_gives_up_when_a_frames_weights_overrun_the_budget() -> None:
+    # A frame's weights are made the first time its chances are read, inside _survive_two: past
+    # the deadline that raised OverBudget out of best_move (a 500 from the web hint under load),
+    # where the inner level says None ("the budget ran out") and the look-ahead falls back.
+    from demine.analysis.incremental import Frame
+    from demine.errors import InconsistentPosition
+
+    survive_two = lookahead_module._survive_two
+    checked = 0
+    for p in _positions(16, 16, 40, 6, "inner-budget"):
+        a = analyze(p)
+        if a.safe or not a.solutions:
+            continue
+        root = Frame.root(position_system(p), p, {}, Limit())
+        for cell in sorted((c for c in a.unknown if p.states[c] == COVERED), key=lambda c: (a.p(c), c))[:3]:
+            for v in range(9):
+                after = p.with_state(cell, v)
+                try:
+                    root.after(after, cell).chances()  # (a number that can hold)
+                except InconsistentPosition:
+                    continue
+                frame = root.after(after, cell)  # (a new frame: not weighed yet)
+                if not frame.parts:
+                    continue  # (nothing to weigh: no budget is spent)
+                assert survive_two(after, None, frame, {}, 0.0, 6) is None  # (a deadline long past)
+                assert survive_two(after, None, frame, {}, None, 6) is not None  # (and unbounded, a value)
+                checked += 1
+    assert checked >= 20
+
+
 def test_the_fifty_fifty_scan_picks_every_number_that_could_hold_one() -> None:
     # the numbers picked by byte lanes (fifty._candidates) against a look at every cell: a number
     # with exactly two unknown neighbours (covered, not known mines) needing one more mine

@@ -360,7 +360,10 @@ def _survive_two(
     numbers as its analysis's) and ``a`` may be None."""
     z: int | None
     if isinstance(system, Frame):
-        z, safe, boxes, off_nd = system.chances(deadline)
+        try:  # (the frame's weights are made here, the first time they are read)
+            z, safe, boxes, off_nd = system.chances(deadline)
+        except OverBudget:
+            return None
     else:
         assert a is not None  # (a system comes with its analysis)
         z, safe, boxes, off_nd = a.solutions, list(a.safe), [], None
