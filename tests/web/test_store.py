@@ -152,6 +152,28 @@ def test_two_servers_on_one_database_play_each_others_moves(store_url: str) -> N
     assert one.view(gid)["moves"] == two.view(gid)["moves"] == 4
 
 
+def test_a_move_that_writes_nothing_on_an_old_copy_is_played_on_the_stored_game(store_url: str) -> None:
+    # a move checks the stored count when it writes; one that writes nothing on this process's old
+    # copy (a flag already so, a reveal of a cell flagged there) must not be answered from it
+    from demine.web import service
+
+    one, two = service.Service(open_store(store_url)), service.Service(open_store(store_url))
+    gid = one.new_game(preset="expert", rule="zero", seed="2p")["id"]
+
+    async def play() -> None:
+        await one.move(gid, "reveal", 3, 3)
+        two.view(gid)  # the second server holds a copy with the reveal
+        await two.move(gid, "flag", 15, 29, flag=True)
+        v = await one.move(gid, "flag", 15, 29, flag=False)  # its copy has no flag there: not a no-op
+        assert v["moves"] == 3 and v["flags"] == 0
+        await two.move(gid, "reveal", 15, 29)  # flagged in its copy only: revealed on the stored game
+
+    asyncio.run(play())
+    stored = open_store(store_url).load(gid)
+    assert stored is not None
+    assert stored.moves == [("reveal", 93), ("flag", 479), ("flag", 479), ("reveal", 479)]
+
+
 def test_a_database_that_cannot_be_opened_is_named(tmp_path: object) -> None:
     with pytest.raises(DemineError, match="no/such/folder"):
         open_store("/no/such/folder/games.db")

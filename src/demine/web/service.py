@@ -285,6 +285,11 @@ class Service(FinishedReads):
         if n is not None and n != len(s.game.moves):
             self._forget(game_id)
 
+    def _moved(self, game_id: str, moves: int) -> bool:
+        """Whether the store holds another count of moves than ``moves`` for this game."""
+        n = self.store.moves_count(game_id)
+        return n is not None and n != moves
+
     def _forget(self, game_id: str) -> None:
         """Drop this process's copy of a game (the file keeps it)."""
         with self._cache_lock:
@@ -390,12 +395,15 @@ class Service(FinishedReads):
         self, game_id: str, kind: str, cell: int, flag: bool | None, board: tuple[int, ...] | None
     ) -> tuple[dict[str, Any], Session, Position]:
         """One move under the game's lock, written to the file; when another server process on the
-        same file moved the game meanwhile, the game is reloaded and the move played on it."""
+        same file moved the game meanwhile, the game is reloaded and the move played on it.
+
+        The copy in memory is not checked against the file before the move (that was a read per
+        move: two round trips on PostgreSQL): the write checks the count of moves itself
+        (:class:`StaleGame`), and a move that writes nothing (a flag already so, a refused move)
+        checks it before it is answered."""
         deadline, pause = time.monotonic() + STALE_PATIENCE, 0.001
         while time.monotonic() < deadline:
             with self._locked(game_id) as s:
-                self._fresh(game_id)
-                s = self.session(game_id)
                 g = s.game
                 if board is not None and not g.placed:
                     g.placer = _fixed(board)
@@ -403,14 +411,24 @@ class Service(FinishedReads):
                     raise Conflict(f"this game has reached its limit of {self.limits.max_moves} moves")
                 before = len(g.moves)
                 flagged = g.visible[cell] == FLAG if kind == "flag" else None
-                opened = [] if flag is not None and flagged == flag else g.play(Move(kind, cell))  # type: ignore[arg-type]
+                try:
+                    opened = [] if flag is not None and flagged == flag else g.play(Move(kind, cell))  # type: ignore[arg-type]
+                except Exception:
+                    if not self._moved(game_id, before):
+                        raise
+                    self._forget(game_id)  # refused on an old copy: play again on the file's
+                    continue
                 now = time.time()
                 if s.started is None and g.start is not None:
                     s.started = now
                 if g.over and s.ended is None:
                     s.ended = now
                 stale = False
-                if len(g.moves) != before:
+                if len(g.moves) == before:
+                    if self._moved(game_id, before):  # nothing written: answer the file's game
+                        self._forget(game_id)
+                        stale = True
+                else:
                     last = g.moves[-1]
                     try:
                         self.store.append(
