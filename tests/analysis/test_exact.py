@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from demine import InconsistentPosition, Position
 from demine.analysis import Limit, analyze, analyze_constraints
 from demine.analysis.constraints import components, position_system, system_after
-from demine.analysis.exact import CountCache, count_component, solve_system
+from demine.analysis.exact import CountCache, _count_cached, count_component, solve_system
+from demine.analysis.totals import layouts, off_weights, prefix_products
 from demine.engine.game import Game
 from demine.engine.position import COVERED, FLAG
 from tests.helpers import brute_force, random_position, small_consistent_position
@@ -517,3 +518,32 @@ def test_a_kept_count_leaves_the_collectors_sight() -> None:
     for _ in range(3):
         gc.collect()
     assert cnt.steps and not any(gc.is_tracked(step) for step in cnt.steps)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10**9))
+def test_a_cached_count_serves_every_mine_cap_from_its_cells_up(seed: int) -> None:
+    # (_count_cached keys a count by min(mines allowed, cells): past its cells the cap never binds)
+    rng = random.Random(seed)
+    cons = []
+    for i in range(rng.randrange(1, 6)):
+        cells = tuple(sorted(rng.sample(range(12), rng.randrange(1, 5))))
+        cons.append((cells, rng.randrange(1, len(cells) + 1), 100 + i))
+    for comp in components(cons):
+        cache: CountCache = {}
+        more = _count_cached(comp, comp.cells + rng.randrange(1, 50), None, 10**6, cache)
+        assert _count_cached(comp, comp.cells, None, 10**6, cache) is more
+        want = count_component(comp, comp.cells, None, 10**6)
+        assert (more.W, more.layers, more.steps) == (want.W, want.layers, want.steps)
+        fewer = _count_cached(comp, comp.cells - 1, None, 10**6, cache)
+        assert fewer is not more
+        assert fewer.W == count_component(comp, comp.cells - 1, None, 10**6).W
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 10**9))
+def test_layouts_is_the_total_of_off_weights(seed: int) -> None:
+    rng = random.Random(seed)
+    polys = [[rng.randrange(0, 30) for _ in range(rng.randrange(1, 6))] for _ in range(rng.randrange(0, 5))]
+    n_off, left = rng.randrange(0, 20), rng.randrange(0, 25)
+    assert layouts(polys, n_off, left) == off_weights(prefix_products(polys)[-1], n_off, left)[1]

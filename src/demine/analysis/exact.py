@@ -157,8 +157,9 @@ def _count_cached(
     order: list[int] | None = None,
 ) -> Counted:
     """:func:`count_component`, or the count of an identical component (same boxes, constraints and
-    values) made earlier."""
-    key = (tuple(comp.boxes), tuple(map(tuple, comp.box_cons)), tuple(comp.cons_value), max_mines)
+    values) made earlier with as many mines allowed (or both at least its cells: the same count)."""
+    most = min(max_mines, comp.cells)  # (past its cells the cap never binds)
+    key = (tuple(comp.boxes), tuple(map(tuple, comp.box_cons)), tuple(comp.cons_value), most)
     got = cache.get(key)
     if got is None:
         got = cache[key] = count_component(comp, max_mines, deadline, state_cap, order)

@@ -103,3 +103,18 @@ def off_weights(total_poly: list[int], n_off: int, left: int) -> tuple[int, int]
     with a mine on one given off cell, and of all layouts (0: the total cannot be met)."""
     num = sum(w * _comb(n_off - 1, left - T - 1) for T, w in enumerate(total_poly) if w)
     return num, sum(w * _comb(n_off, left - T) for T, w in enumerate(total_poly) if w)
+
+
+def layouts(polys: list[list[int]], n_off: int, left: int) -> int:
+    """The layouts of ``left`` mines in all: the components' (``polys``: each one's layouts by
+    mine count) with the ``n_off`` cells off the frontier taking the rest. ``off_weights`` of
+    their product's second value, without the first (a plain loop: no generator, compiled)."""
+    total = [1]
+    for W in polys:
+        total = _convolve(total, W)
+    z = 0
+    for t in range(len(total)):
+        w = total[t]
+        if w:
+            z += w * _comb(n_off, left - t)
+    return z

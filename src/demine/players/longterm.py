@@ -32,7 +32,7 @@ from demine.analysis.exact import CountCache, _count_cached, frontier, wide
 from demine.analysis.order import OverBudget
 from demine.analysis.result import Pace
 from demine.analysis.rules import Constraint, Propagator
-from demine.analysis.totals import off_weights, prefix_products
+from demine.analysis.totals import layouts
 from demine.engine.pickling import by_fields
 from demine.engine.position import COVERED, Position
 from demine.errors import InconsistentPosition
@@ -340,7 +340,7 @@ def count_layouts(system: System, state_cap: int, cache: CountCache) -> int:
         for W in polys:
             z *= sum(W)
     else:
-        z = off_weights(prefix_products(polys)[-1], len(off), left)[1]
+        z = layouts(polys, len(off), left)
     if not z:
         raise InconsistentPosition("these numbers cannot all hold", ())
     return z
@@ -422,7 +422,7 @@ class _Root:
         for comp in comps:
             polys.append(_count_cached(comp, left, None, self.cap, cache).W)
         n_off = len(self.off) - sum(1 for c in off if c in self.off)
-        z = off_weights(prefix_products(polys)[-1], n_off, left)[1]
+        z = layouts(polys, n_off, left)
         if not z:
             raise InconsistentPosition("these numbers cannot all hold", ())
         return z

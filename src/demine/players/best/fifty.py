@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from fractions import Fraction
 from itertools import compress
 from typing import Final
 
@@ -59,7 +58,7 @@ def forced_fifty(position: Position, a: Analysis, around: int | None = None) -> 
         rows = range(max(0, r0 - 3), min(position.height, r0 + 4))
         cols = range(max(0, c0 - 3), min(position.width, c0 + 4))
         scan = [r * position.width + c for r in rows for c in cols if picked[r * position.width + c]]
-    half = Fraction(1, 2)
+    ratios = a.ratios
     for cell in scan:
         v = st[cell]
         nb = geo.neighbours(cell)
@@ -70,7 +69,8 @@ def forced_fifty(position: Position, a: Analysis, around: int | None = None) -> 
         if v - flagged != 1:
             continue
         x, y = pair = (unknowns[0], unknowns[1])
-        if a.probability(x) != half:
+        num, den = ratios[x]
+        if 2 * num != den:  # (its chance of a mine is not 1/2: integers, no Fraction made)
             continue
         near_x, near_y = set(geo.neighbours(x)), set(geo.neighbours(y))
         both = near_x & near_y

@@ -130,6 +130,7 @@ def look_ahead(
     system: System | None = None,
     settings: BestSettings = DEFAULT_SETTINGS,
     hooks: Hooks = NO_HOOKS,
+    counts: CountCache | None = None,
 ) -> BestMove | None:
     """Score the candidates by the chance to survive them and the next guess.
 
@@ -146,7 +147,10 @@ def look_ahead(
 
     ``limit.seconds`` is the budget of the whole look-ahead, shared by the candidates' analyses:
     a candidate is left out only once it is spent, so the move does not depend on how busy the
-    machine is unless the look-ahead needs the whole budget."""
+    machine is unless the look-ahead needs the whole budget.
+
+    ``counts``: components' counts made already (by ``a``'s count, with ``limit.states``), which
+    the look-ahead's counts join (the same counts: speed only)."""
     # one budget for the whole look-ahead, from its first step (choosing the candidates visits
     # every covered cell: on a 100x100 board that is a good part of a 0.05 s budget)
     deadline = None if limit.seconds is None else time.perf_counter() + limit.seconds
@@ -199,7 +203,8 @@ def look_ahead(
     # the leader's key: (score, live, lower probability, farther when far_off, lower cell)
     best_key: RankKey | None = None
     best_cell = candidates[0]
-    count_cache: CountCache = {}  # the outcomes' component counts, shared by the candidates
+    # the outcomes' component counts, shared by the candidates
+    count_cache: CountCache = {} if counts is None else counts
     # the outcomes are derived from the position's frame: only the components a number touches
     # are rebuilt and counted again (the same analyses)
     base: System | Frame | None = system

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable
 
 from demine.analysis import Analysis, Limit, analyze
 from demine.analysis.constraints import System, SystemTracker, position_system
-from demine.analysis.exact import solve_system
+from demine.analysis.exact import CountCache, solve_system
 from demine.analysis.local import LocalEngine
 from demine.analysis.rules import Propagator
 from demine.engine.game import Move, flag_move, reveal_move
@@ -65,13 +65,15 @@ def best_move(
     *,
     settings: BestSettings = DEFAULT_SETTINGS,
     hooks: Hooks = NO_HOOKS,
+    counts: CountCache | None = None,
 ) -> BestMove:
     """The move ``best`` would play in ``position``, with its reason and estimates: the hint.
 
     ``limit`` bounds the work (default :data:`DEFAULT_LIMIT`; past it the move is the best found
     so far); ``settings`` says how ``best`` plays (:class:`BestSettings`, the adopted values by
     default); ``analysis`` and ``system``, when given, are the position's: they are not computed
-    again; ``hooks`` let an experiment watch the search.
+    again; ``hooks`` let an experiment watch the search; ``counts``, when given, holds the
+    components' counts of ``analysis``'s count (the look-ahead starts from them: speed only).
 
     Raises :class:`~demine.errors.InconsistentPosition` for an impossible position and
     ``IllegalMove`` when no covered cell is left.
@@ -106,7 +108,7 @@ def best_move(
             return _noted(position, a, found, hooks)
         left = None if limit.seconds is None else max(0.0, limit.seconds - (time.perf_counter() - t0))
         budget = Limit(seconds=left, states=limit.states)
-        la = look_ahead(position, a, budget, influence, system, settings, hooks)
+        la = look_ahead(position, a, budget, influence, system, settings, hooks, counts)
         if la is not None:
             return _noted(position, a, la, hooks)
     return _noted(position, a, safest_move(position, a, far_ties=settings.far_off), hooks)
@@ -223,12 +225,14 @@ def _decide(
     follower: Follower,
     pair_first: bool = True,
     from_rules: bool = False,
+    counts: CountCache | None = None,
 ) -> Decision:
     """The shared turn of ``best`` and ``fast``: what single numbers prove, else (with
     ``pair_first``) what the pair rule proves, else the full analysis's safe cells, else
     ``guess``; proven mines are flagged along the way. The pair rule proves most of what the
     count would, at a fraction of the cost: speed only (see :func:`_quick_safe`). With
-    ``from_rules`` the count starts from what the pair rule decided (the same chances)."""
+    ``from_rules`` the count starts from what the pair rule decided (the same chances). ``counts``:
+    where the count keeps its components' counts (``solve_system``'s ``cache``), for ``guess``."""
     quick = _quick_safe(position, follower)
     if quick is not None:
         return quick
@@ -244,7 +248,11 @@ def _decide(
         if from_rules:
             rules = follower.rules
         follower.rules = None
-    a = analyze(position, limit=limit) if system is None else solve_system(system, limit, rules=rules)
+    a = (
+        analyze(position, limit=limit)
+        if system is None
+        else solve_system(system, limit, cache=counts, rules=rules)
+    )
     if a.safe:
         return _proven(a.safe, a.mines)
     bm = guess(a, system)
@@ -276,12 +284,19 @@ class BestPlayer:
     def decide(self, position: Position, rng: random.Random) -> Decision:
         """Open every safe cell, or play :func:`best_move`."""
 
+        # the count's components' counts, for the look-ahead's root (the same counts: speed only)
+        counts: CountCache = {}
+
         def guess(a: Analysis, system: System | None) -> BestMove:
-            return best_move(position, self.limit, a, system, settings=self.settings, hooks=self.hooks)
+            return best_move(
+                position, self.limit, a, system, settings=self.settings, hooks=self.hooks, counts=counts
+            )
 
         pair_first = self.settings.pair_first
         # (the count starts from the pair rule's run when it ran: the same chances)
-        return _decide(position, self.limit, guess, self.follower, pair_first, from_rules=pair_first)
+        return _decide(
+            position, self.limit, guess, self.follower, pair_first, from_rules=pair_first, counts=counts
+        )
 
 
 class FastPlayer:
