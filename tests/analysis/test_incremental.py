@@ -31,6 +31,8 @@ def _check(frame: Frame, after: Position, cell: int) -> Frame | None:
     except InconsistentPosition:
         with pytest.raises(InconsistentPosition):
             frame.after(after, cell).analysis()
+        with pytest.raises(InconsistentPosition):
+            frame.survival_after(cell, after.states[cell])
         return None
     derived = frame.after(after, cell)
     # the lowest chance of a mine and the count first (the look-ahead's order), the analysis
@@ -55,6 +57,12 @@ def _check(frame: Frame, after: Position, cell: int) -> Frame | None:
         assert derived.least_off(rank) == min(derived.off, key=lambda c: (rank[c], c))
         assert derived.least_off(rank) == min(derived.off, key=lambda c: (rank[c], c))  # (kept order)
     assert frame.after(after, cell).survival() == (want.solutions, survive_one(want))
+    # without the position after (survivals): the same survival; the position made when asked
+    assert frame.survival_after(cell, after.states[cell]) == (want.solutions, survive_one(want))
+    lazy = frame._after(None, cell, after.states[cell], None, derived.path)
+    z, n, d = lazy.lowest()
+    assert (z, Fraction(n, d)) == (want.solutions, want.min_probability())
+    assert (lazy.position.states, lazy.position.mines) == (after.states, after.mines)
     return derived
 
 

@@ -35,6 +35,7 @@ from demine.players.best import lookahead as lookahead_module
 from demine.players.best.lookahead import _outcomes
 from demine.players.best.moves import _steps_to_revealed, distances, off_candidates, touches_revealed
 from demine.players.best.play import _pair_safe, _quick_safe
+from demine.players.best.survive import _safest
 from tests.helpers import brute_force
 
 # Positions found by playing seeded beginner games (see the comments for what each shows).
@@ -781,3 +782,25 @@ def test_the_fifty_fifty_scan_picks_every_number_that_could_hold_one() -> None:
                 want.append(c)
         picked = _candidates(p, known)
         assert [c for c in range(p.cells) if picked[c]] == want
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_safest_cells_are_the_first_of_the_full_sort(seed: int) -> None:
+    # _safest keys and sorts only the cells of the lowest chances: the same first `inner` as
+    # sorting every cell by (chance exactly, zero key, cell); equal chances written with other
+    # numbers (other objects) rank together
+    rng = random.Random(seed)
+    shared = [(n, d) for d in (3, 5, 8) for n in range(1, d)]
+    front = []
+    for c in rng.sample(range(400), rng.randrange(0, 60)):
+        n, d = rng.choice(shared)
+        k = rng.choice((1, 1, 2))
+        front.append(((n * k, d * k) if k > 1 else (n, d), c))
+    keys = [rng.randrange(9) for _ in range(400)]
+    full = sorted(((nd, keys[c], c) for nd, c in front), key=lambda t: (Fraction(*t[0]), t[1], t[2]))
+    for inner in (0, 1, 3, 8, 100):
+        got = _safest(front, keys.__getitem__, inner)
+        assert [(Fraction(*nd), k, c) for nd, k, c in got] == [
+            (Fraction(*nd), k, c) for nd, k, c in full[:inner]
+        ]
+        assert all(nd is dict(front_item[::-1] for front_item in front)[c] for nd, _, c in got)

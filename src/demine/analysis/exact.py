@@ -35,7 +35,6 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from itertools import filterfalse
@@ -88,24 +87,32 @@ def ruled(prop: Propagator, deadline: float | None = None) -> tuple[list[Constra
     return rest, comps
 
 
-@dataclass(slots=True)
 class Counted:
     """One component counted (:func:`count_component`): what :func:`marginals` walks back."""
 
-    comp: Component
-    order: list[int]
-    steps: list[Step]
-    """Per step: (box size, ((shift, initial residual or -1, capacity after), ...), open delta, key
-    step)."""
-    layers: list[dict[int, int]]
-    shift_m: int
-    mask: int
-    W: list[int]
-    low: tuple[int, int] | None = None
-    """With one mine total: the lowest chance of a mine in a box, whatever the weight of that
-    total (``incremental.Frame.lowest``; ``(-1, 1)`` with more totals), once asked for."""
-    unit: tuple[int, list[int]] | None = None
-    """With one mine total ``t``: ``t`` and each box's weighted mine count over its layouts."""
+    # (not a dataclass: its __init__ would stay Python code in the compiled build)
+    __slots__ = ("W", "comp", "layers", "low", "mask", "order", "shift_m", "steps", "unit")
+
+    def __init__(
+        self,
+        comp: Component,
+        order: list[int],
+        steps: list[Step],
+        layers: list[dict[int, int]],
+        shift_m: int,
+        mask: int,
+        W: list[int],
+    ) -> None:
+        self.comp = comp
+        self.order = order
+        self.steps = steps  # (box size, ((shift, residual or -1, capacity after), ...), delta, step)
+        self.layers = layers
+        self.shift_m = shift_m
+        self.mask = mask
+        self.W = W
+        self.low: tuple[int, int] | None = None
+        """With one mine total: a box's lowest chance of a mine, once asked for (``(-1, 1)``: more)."""
+        self.unit: tuple[int, list[int]] | None = None  # (one mine total t: t, each box's mine weight)
 
 
 #: A step's plan. Tuples, not lists: a count kept in a cache outlives many young collections of

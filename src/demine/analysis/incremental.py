@@ -43,7 +43,7 @@ from demine.analysis.parts import Part, Path, Search, _own_lowest
 from demine.analysis.result import Analysis, Limit, Reason
 from demine.analysis.rules import Constraint, Propagator, number_rule
 from demine.analysis.totals import off_weights, prefix_products, weights_with_total
-from demine.engine.position import Position
+from demine.engine.position import COVERED, FLAG, Position
 from demine.errors import InconsistentPosition
 
 
@@ -58,7 +58,9 @@ class Frame:
 
     __slots__ = (
         "_off",
+        "_origin",
         "_part_of",
+        "_position",
         "_totaled",
         "_weighed",
         "decided",
@@ -69,13 +71,12 @@ class Frame:
         "note",
         "parts",
         "path",
-        "position",
         "search",
     )
 
     def __init__(
         self,
-        position: Position,
+        position: Position | None,
         mines_left: int,
         known_mines: frozenset[int],
         note: str,
@@ -85,8 +86,12 @@ class Frame:
         search: Search,
         path: Path = (),
         gone: tuple[int, ...] = (),
+        origin: tuple[Position, int, int] | None = None,
     ) -> None:
-        self.position = position
+        self._position = position
+        self._origin = origin
+        """Without ``position``: the position it is derived from, the cell opened and its number
+        (:attr:`position` made from them when asked for: most frames of a search never are)."""
         self.mines_left = mines_left
         self.known_mines = known_mines
         self.note = note
@@ -163,6 +168,15 @@ class Frame:
         return got
 
     @property
+    def position(self) -> Position:
+        """The frame's position."""
+        if self._position is None:
+            assert self._origin is not None  # (a frame has one or the other)
+            base, cell, value = self._origin
+            self._position = base.with_state(cell, value)
+        return self._position
+
+    @property
     def off(self) -> list[int]:
         """The unknown cells in no constraint and not decided, in cell order: the root's without
         those gone since (made when asked for: most frames of a search only count them)."""
@@ -174,11 +188,15 @@ class Frame:
 
     def least_off(self, rank: Sequence[int]) -> int:
         """The cell off the frontier with the lowest ``(rank[cell], cell)`` (there must be one):
-        the root's off cells are put in that order once per search (for one rank)."""
+        the root's off cells are put in that order once per search (for one rank): in cell
+        order first (as they are: a pass), then a stable sort by the rank alone (no key tuple
+        per cell)."""
         search = self.search
         ranked = search.ranked
         if ranked is None or ranked[0] is not rank:
-            ranked = search.ranked = (rank, sorted(search.off, key=lambda c: (rank[c], c)))
+            order = sorted(search.off)
+            order.sort(key=rank.__getitem__)
+            ranked = search.ranked = (rank, order)
         gone = self.gone
         for c in ranked[1]:
             if c not in gone:
@@ -205,14 +223,21 @@ class Frame:
         number. Only the parts the number touches are rebuilt and counted. Raises
         :class:`InconsistentPosition` when the number cannot hold, and
         :class:`~demine.analysis.order.OverBudget` past ``deadline`` or the state budget."""
-        return self._after(after, cell, deadline, tuple(sorted((*self.path, (cell, after.states[cell])))))
+        value = after.states[cell]
+        return self._after(after, cell, value, deadline, tuple(sorted((*self.path, (cell, value)))))
 
-    def _after(self, after: Position, cell: int, deadline: float | None, path: Path) -> Frame:
-        """:meth:`after`, its path (``path``) made by the caller."""
+    def _after(
+        self, after: Position | None, cell: int, value: int, deadline: float | None, path: Path
+    ) -> Frame:
+        """:meth:`after`, ``cell`` showing ``value``, its path (``path``) made by the caller;
+        ``after`` may be None (the position is then made only if the frame's is asked for)."""
         decided = self.decided
         if decided.get(cell) == 1:
             raise InconsistentPosition("a proven mine cannot show a number", (cell,))
-        own = _number_constraint(after, cell, True, after.geometry.neighbours(cell))
+        if after is not None:
+            own = _number_constraint(after, cell, True, after.geometry.neighbours(cell))
+        else:
+            own = self._own(cell, value)
         touched: dict[int, Part] = {}  # by id, in the order met
         local: list[Constraint] = []
         home = self.part_of(cell)
@@ -251,7 +276,7 @@ class Frame:
                 raise InconsistentPosition("these numbers cannot all hold", ())
         else:
             try:
-                got = self._rebuild(local, left, after, deadline)
+                got = self._rebuild(local, left, after, cell, value, deadline)
             except InconsistentPosition:
                 rebuilt[key] = None
                 raise
@@ -286,14 +311,41 @@ class Frame:
             self.search,
             path,
             gone,
+            None if after is not None else (self.position, cell, value),
         )
 
+    def _own(self, cell: int, value: int) -> tuple[tuple[int, ...], int] | None:
+        """The constraint of ``cell`` showing ``value`` in this frame's position
+        (:func:`~demine.analysis.constraints._number_constraint` of the position after: its
+        neighbours are as they are here), flags trusted."""
+        position = self.position
+        states = position.states
+        cells = []
+        flags = 0
+        for d in position.geometry.neighbours(cell):
+            s = states[d]
+            if s == COVERED:
+                cells.append(d)
+            elif s == FLAG:
+                flags += 1
+        need = value - flags
+        if need < 0 or need > len(cells):
+            raise InconsistentPosition("this number cannot hold", (cell,))
+        return (tuple(cells), need) if cells else None
+
     def _rebuild(
-        self, local: list[Constraint], left: int, after: Position, deadline: float | None
+        self,
+        local: list[Constraint],
+        left: int,
+        after: Position | None,
+        cell: int,
+        value: int,
+        deadline: float | None,
     ) -> tuple[dict[int, int], list[Part]]:
         """The parts of ``local`` (constraints in label order, ``left`` mines left for them and
         the parts they do not touch), counted, and the cells its rules decide; raises as
-        :meth:`after` does (kept by :meth:`after` per search)."""
+        :meth:`after` does (kept by :meth:`after` per search). ``after``: the position with
+        ``cell`` showing ``value`` (made here only if the rules need to name its numbers)."""
         cache = self.search.cache
         states = self.search.states
         found: dict[int, int] = {}
@@ -311,7 +363,8 @@ class Frame:
         if shape is None:
             # wide (:func:`wide` of the components of ``rest``, by their structure): the pair
             # rule runs first, as :func:`ruled` runs it (the components made after it)
-            prop = Propagator(local, _describer(after), self.note)
+            named = after if after is not None else self.position.with_state(cell, value)
+            prop = Propagator(local, _describer(named), self.note)
             prop.run_numbers()
             prop.run_all()
             comps = components(prop.remaining())
@@ -374,14 +427,15 @@ class Frame:
         weights = weights_with_total(polys, pre, self.n_off, left, deadline)
         return num, z, [p.weighted(R) for p, R in zip(self.parts, weights, strict=True)]
 
-    def survival_after(self, after: Position, cell: int, deadline: float | None = None) -> tuple[int, float]:
-        """``self.after(after, cell, deadline).survival(deadline)``, counted once per position in
+    def survival_after(self, cell: int, value: int, deadline: float | None = None) -> tuple[int, float]:
+        """``self.after(after, cell, deadline).survival(deadline)`` where ``after`` is this
+        frame's position with ``cell`` showing ``value`` (not made), counted once per position in
         a search: two cells opened in either order give the same position (a candidate's number
         and then another candidate's, or the other way round), and its survival is kept by path
         (the count and the chance are those of the position, whatever frame they are derived
         from). Raises as :meth:`after` and :meth:`survival` do (an impossible position every
         time it is met)."""
-        key = tuple(sorted((*self.path, (cell, after.states[cell]))))
+        key = tuple(sorted((*self.path, (cell, value))))
         survived = self.search.survived
         if key in survived:
             got = survived[key]
@@ -389,7 +443,7 @@ class Frame:
                 raise InconsistentPosition("these numbers cannot all hold", ())
             return got
         try:
-            got = self._after(after, cell, deadline, key).survival(deadline)
+            got = self._after(None, cell, value, deadline, key).survival(deadline)
         except InconsistentPosition:
             survived[key] = None
             raise

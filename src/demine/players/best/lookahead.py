@@ -13,7 +13,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cmp_to_key
 
 from demine.analysis import Analysis, Limit, analyze
 from demine.analysis.constraints import System, position_system, system_after
@@ -38,6 +37,7 @@ from demine.players.best.survive import (
     STOP_MARGIN,
     TIE,
     Stop,
+    _safest,
     dropper,
     make_stop,
     scaled,
@@ -385,7 +385,7 @@ def _survive_two(
         return weighted / total if total else 1.0
     zero_key = zero_chance_keys(position)
     n_nb = neighbour_counts(position.width, position.height)
-    front: list[tuple[Ratio, int, int]] = []
+    front: list[tuple[Ratio, int]] = []
     off: tuple[int, int] | None = None
     off_p: Ratio | None = None
     if isinstance(system, Frame):
@@ -394,7 +394,7 @@ def _survive_two(
         for chance, box in boxes:
             if chance[0] != chance[1]:
                 for c in box:
-                    front.append((chance, zero_key(c), c))
+                    front.append((chance, c))
         if off_nd is not None and off_nd[0] != off_nd[1]:  # (one chance for them all)
             c = system.least_off(n_nb)
             off, off_p = (n_nb[c], c), off_nd
@@ -405,13 +405,12 @@ def _survive_two(
         cells = [c for c, nd in ratios.items() if nd[0] != nd[1] and st[c] == COVERED]
         for c, near in zip(cells, touches_revealed(position, cells), strict=True):
             if near:
-                front.append((ratios[c], zero_key(c), c))
+                front.append((ratios[c], c))
             elif off is None or (n_nb[c], c) < off:  # off the frontier every neighbour is hidden
                 off, off_p = (n_nb[c], c), ratios[c]
     if not front and off is None:
         return 1.0  # every covered cell is a mine: won
-    front = _by_chance(front)
-    cands = [(1.0 - t[0][0] / t[0][1], t[2], t[0]) for t in front[:inner]]
+    cands = [(1.0 - t[0][0] / t[0][1], t[2], t[0]) for t in _safest(front, zero_key, inner)]
     if off is not None and off_p is not None:
         cands.append((1.0 - off_p[0] / off_p[1], off[1], off_p))
     cands.sort(key=lambda t: -t[0])
@@ -437,28 +436,6 @@ def _survive_two(
         if total:
             best = max(best, safety * weighted / total)
     return best
-
-
-def _by_chance(front: list[tuple[Ratio, int, int]]) -> list[tuple[Ratio, int, int]]:
-    """``front``'s (chance of a mine, zero key, cell) sorted by the chance (exactly), then the
-    zero key and the cell. The few distinct chances are ranked first (the cells of a box share one
-    value object; equal chances get one rank), so the cells are sorted by integers, not by
-    fractions of counts with many digits."""
-    values = list({id(nd): nd for nd, _, _ in front}.values())
-    values.sort(key=cmp_to_key(_compare))
-    rank: dict[int, int] = {}
-    r = 0
-    for i, nd in enumerate(values):
-        if i and _compare(values[i - 1], nd):
-            r += 1
-        rank[id(nd)] = r
-    return sorted(front, key=lambda t: (rank[id(t[0])], t[1], t[2]))
-
-
-def _compare(x: Ratio, y: Ratio) -> int:
-    """-1, 0 or 1 as the chance ``x`` is below, equal to or above ``y`` (positive denominators)."""
-    lhs, rhs = x[0] * y[1], y[0] * x[1]
-    return -1 if lhs < rhs else (1 if lhs > rhs else 0)
 
 
 def _reveal_worth(

@@ -2,12 +2,14 @@
 share of the layouts derived from a :class:`~demine.analysis.incremental.Frame`, the bounds that
 end a count early, and layout counts as floats.
 
-The look-ahead (:mod:`demine.players.best.lookahead`) ranks its candidates with these.
+The look-ahead (:mod:`demine.players.best.lookahead`) ranks its candidates with these, and picks
+the safest cells its inner level weighs with :func:`_safest`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cmp_to_key
 
 from demine.analysis import Analysis
 from demine.analysis.incremental import Frame
@@ -95,11 +97,10 @@ def survivals(
     out = []
     pace = Pace(deadline, SLACK)
     for v in range(flags, flags + covered + 1):
-        after = position.with_state(cell, v)
         if not pace.fits():
             return None
         try:
-            n, survive = frame.survival_after(after, cell, deadline)
+            n, survive = frame.survival_after(cell, v, deadline)
         except InconsistentPosition:
             continue
         except OverBudget:
@@ -143,3 +144,44 @@ def dropper(
         return safe_c * (acc + n * u + rest) / total < beat
 
     return drops
+
+
+def _safest(
+    front: list[tuple[Ratio, int]], zero_key: Callable[[int], int], inner: int
+) -> list[tuple[Ratio, int, int]]:
+    """The first ``inner`` of ``front``'s cells as (chance of a mine, zero key, cell), sorted by
+    the chance (exactly), then the zero key and the cell. The few distinct chances are ranked
+    first (the cells of a box share one value object; equal chances get one rank), so the cells
+    are sorted by integers, not by fractions of counts with many digits; only the cells of the
+    lowest ranks, as many as the first ``inner`` need, are keyed and sorted (the same first
+    ``inner`` as sorting them all)."""
+    if inner <= 0 or not front:
+        return []
+    values = list({id(nd): nd for nd, _ in front}.values())
+    values.sort(key=cmp_to_key(_compare))
+    rank: dict[int, int] = {}
+    r = 0
+    for i, nd in enumerate(values):
+        if i and _compare(values[i - 1], nd):
+            r += 1
+        rank[id(nd)] = r
+    by_rank: list[list[tuple[Ratio, int]]] = [[] for _ in range(r + 1)]
+    for t in front:
+        by_rank[rank[id(t[0])]].append(t)
+    out: list[tuple[Ratio, int, int]] = []
+    for group in by_rank:
+        out += sorted([(nd, zero_key(c), c) for nd, c in group], key=_after_chance)
+        if len(out) >= inner:
+            break
+    return out[:inner]
+
+
+def _after_chance(t: tuple[Ratio, int, int]) -> tuple[int, int]:
+    """The order of cells of one chance: the zero key, then the cell."""
+    return t[1], t[2]
+
+
+def _compare(x: Ratio, y: Ratio) -> int:
+    """-1, 0 or 1 as the chance ``x`` is below, equal to or above ``y`` (positive denominators)."""
+    lhs, rhs = x[0] * y[1], y[0] * x[1]
+    return -1 if lhs < rhs else (1 if lhs > rhs else 0)
