@@ -547,3 +547,18 @@ def test_layouts_is_the_total_of_off_weights(seed: int) -> None:
     polys = [[rng.randrange(0, 30) for _ in range(rng.randrange(1, 6))] for _ in range(rng.randrange(0, 5))]
     n_off, left = rng.randrange(0, 20), rng.randrange(0, 25)
     assert layouts(polys, n_off, left) == off_weights(prefix_products(polys)[-1], n_off, left)[1]
+
+
+def test_all_but_one_for_some_indices_equals_the_full_list() -> None:
+    # the suffix products are made only as far back as the first index asked for
+    from demine.analysis.totals import all_but_one
+
+    rng = random.Random(7)
+    for _ in range(200):
+        polys = [
+            [rng.randrange(0, 5) for _ in range(rng.randrange(1, 5))] for _ in range(rng.randrange(1, 7))
+        ]
+        pre = prefix_products(polys)
+        full = all_but_one(polys, pre)
+        only = sorted(rng.sample(range(len(polys)), rng.randrange(0, len(polys) + 1)))
+        assert all_but_one(polys, pre, only=only) == [full[i] for i in only]

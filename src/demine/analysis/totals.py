@@ -44,12 +44,16 @@ def all_but_one(
 ) -> list[list[int]]:
     """For each of ``polys`` (those at the indices ``only``, when given), the convolution of all
     the others, from the prefix products ``pre`` (:class:`OverBudget` past ``deadline``: with many
-    components of huge counts this is the costliest step of an analysis)."""
-    suf = [[1]]
-    for W in reversed(polys):
+    components of huge counts this is the costliest step of an analysis). The suffix products
+    are made only as far back as the first index asked for."""
+    first = 0 if only is None else min(only, default=len(polys))
+    suf = [[1]]  # (then suf[j - first]: the product of polys[j:])
+    for W in reversed(polys[first:]):
         suf.append(_convolve(suf[-1], W, deadline))
     suf.reverse()
-    return [_convolve(pre[i], suf[i + 1], deadline) for i in (range(len(polys)) if only is None else only)]
+    return [
+        _convolve(pre[i], suf[i + 1 - first], deadline) for i in (range(len(polys)) if only is None else only)
+    ]
 
 
 def _convolve(a: list[int], b: list[int], deadline: float | None = None) -> list[int]:
