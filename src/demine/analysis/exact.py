@@ -42,7 +42,15 @@ from math import comb
 from typing import Final
 
 from demine.analysis.constraints import Component, System, components
-from demine.analysis.order import OverBudget, Slots, elimination_order, greedy_order, plan_slots
+from demine.analysis.order import (
+    OverBudget,
+    Slots,
+    Step,
+    elimination_order,
+    greedy_order,
+    plan_slots,
+    plan_steps,
+)
 from demine.analysis.result import Analysis, Limit, Ratio, Reason
 from demine.analysis.rules import Constraint, Propagator
 from demine.analysis.totals import off_weights, prefix_products, weights_with_total
@@ -105,7 +113,7 @@ class Counted:
     ) -> None:
         self.comp = comp
         self.order = order
-        self.steps = steps  # (box size, ((shift, residual or -1, capacity after), ...), delta, step)
+        self.steps = steps  # (box size, (shift, capacity, ...) read from the key, low, high, delta, step)
         self.layers = layers
         self.shift_m = shift_m
         self.mask = mask
@@ -113,40 +121,6 @@ class Counted:
         self.low: tuple[int, int] | None = None
         """With one mine total: a box's lowest chance of a mine, once asked for (``(-1, 1)``: more)."""
         self.unit: tuple[int, list[int]] | None = None  # (one mine total t: t, each box's mine weight)
-
-
-#: A step's plan. Tuples, not lists: a count kept in a cache outlives many young collections of
-#: the cyclic collector, and tuples of ints leave its sight at the first one (lists stay).
-Step = tuple[int, tuple[tuple[int, int, int], ...], int, int]
-
-
-def _plan(comp: Component, order: list[int], slots: Slots | None = None) -> tuple[list[Step], int, int]:
-    """Give each constraint a slot of bits while it is open and precompute each step's key
-    arithmetic.
-
-    A partial state is one int: the open constraints' remaining values, ``bits`` bits each (enough
-    for the largest value), and above them the mines used so far. Placing ``k`` mines in the step's
-    box adds ``delta + k * step`` to the key. Returns the steps, the shift of the mine count, and
-    the slot width. ``slots``: :func:`~demine.analysis.order.plan_slots` of ``comp`` and ``order``
-    when the caller keeps it for the structure (it does not depend on the values).
-    """
-    bits = max(1, max(comp.cons_value, default=1).bit_length())
-    raw, used = slots if slots is not None else plan_slots(comp, order)
-    shift_m = bits * used
-    values = comp.cons_value
-    steps: list[Step] = []
-    for s, items in raw:
-        delta = 0
-        step = 1 << shift_m
-        out = []
-        for sl, new, cp, c in items:
-            v = values[c]
-            if new:
-                delta += v << (bits * sl)
-            step -= 1 << (bits * sl)
-            out.append((bits * sl, v if new else -1, cp))
-        steps.append((s, tuple(out), delta, step))
-    return steps, shift_m, bits
 
 
 def layouts_by_mines(comp: Component) -> list[int]:
@@ -188,22 +162,23 @@ def count_component(
     and ``slots`` its :func:`~demine.analysis.order.plan_slots` (made here without)."""
     if order is None:
         order = elimination_order(comp, deadline)
-    steps, shift_m, bits = _plan(comp, order, slots)
+    steps, shift_m, bits = plan_steps(comp, order, slots)
     mask = (1 << bits) - 1
-    binoms = {s: _binom_row(s) for s, _, _, _ in steps}
+    binoms = {s: _binom_row(s) for s, _, _, _, _, _ in steps}
     F: dict[int, int] = {0: 1}
     layers = []
     stored = 0
-    for s, items, delta, step in steps:
+    for s, items, lo0, hi0, delta, step in steps:
         bin_s = binoms[s]
         G: dict[int, int] = {}
         get = G.get
         for key, w in F.items():
             m = key >> shift_m
-            lo = 0
-            hi = s if s < max_mines - m else max_mines - m
-            for sh, init, cp in items:
-                r = (key >> sh) & mask if init < 0 else init
+            lo = lo0
+            hi = hi0 if hi0 < max_mines - m else max_mines - m
+            for i in range(0, len(items), 2):
+                sh, cp = items[i], items[i + 1]
+                r = (key >> sh) & mask
                 if r < hi:
                     hi = r
                 if r - cp > lo:
@@ -236,9 +211,9 @@ def marginals(cnt: Counted, R: list[int]) -> tuple[list[int], int]:
     nR = len(R)
     G = {key: (R[key >> shift_m] if key >> shift_m < nR else 0) for key in cnt.layers[-1]}
     M = [0] * len(cnt.comp.boxes)
-    binoms = {s: _binom_row(s) for s, _, _, _ in cnt.steps}
+    binoms = {s: _binom_row(s) for s, _, _, _, _, _ in cnt.steps}
     for j in range(len(cnt.steps) - 1, -1, -1):
-        s, items, delta, step = cnt.steps[j]
+        s, items, lo0, hi0, delta, step = cnt.steps[j]
         bin_s = binoms[s]
         get = G.get
         H: dict[int, int] = {}
@@ -246,10 +221,10 @@ def marginals(cnt: Counted, R: list[int]) -> tuple[list[int], int]:
         for key, w in cnt.layers[j].items():
             # the same bounds on k as in count_component (inline on purpose: this is the hot loop, and a
             # call per state would cost more than the count itself on small positions)
-            lo = 0
-            hi = s
-            for sh, init, cp in items:
-                r = (key >> sh) & mask if init < 0 else init
+            lo, hi = lo0, hi0
+            for i in range(0, len(items), 2):
+                sh, cp = items[i], items[i + 1]
+                r = (key >> sh) & mask
                 if r < hi:
                     hi = r
                 if r - cp > lo:

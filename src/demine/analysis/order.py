@@ -144,7 +144,7 @@ Slots = tuple[list[tuple[int, tuple[tuple[int, bool, int, int], ...]]], int]
 def plan_slots(comp: Component, order: list[int]) -> Slots:
     """Each constraint's slot while it is open as the boxes are counted in ``order`` (a slot is
     reused once its constraint closes), with what each step needs of it (see :data:`Slots`): the
-    counter's plan (``exact._plan``) adds the values."""
+    counter's plan (:func:`plan_steps`) adds the values."""
     sizes = [len(b) for b in comp.boxes]
     cap = [sum(sizes[b] for b in bs) for bs in comp.cons_boxes]
     slot: dict[int, int] = {}
@@ -169,6 +169,45 @@ def plan_slots(comp: Component, order: list[int]) -> Slots:
             if cp == 0:
                 free.append(slot.pop(c))
     return raw, used
+
+
+#: A step's plan (``exact.Counted.steps``): tuples of ints, which leave the collector's sight at
+#: the first young collection (a list stays; nested tuples leave one level a collection). A
+#: constraint first met at the step has its whole value left in every state: its bounds are made
+#: once.
+Step = tuple[int, tuple[int, ...], int, int, int, int]
+
+
+def plan_steps(comp: Component, order: list[int], slots: Slots | None = None) -> tuple[list[Step], int, int]:
+    """Give each constraint a slot of bits while it is open and precompute each step's key
+    arithmetic.
+
+    A partial state is one int: the open constraints' remaining values, ``bits`` bits each (enough
+    for the largest value), and above them the mines used so far. Placing ``k`` mines in the step's
+    box adds ``delta + k * step`` to the key. Returns the steps, the shift of the mine count, and
+    the slot width. ``slots``: :func:`plan_slots` of ``comp`` and ``order`` when the caller keeps
+    it for the structure (it does not depend on the values).
+    """
+    bits = max(1, max(comp.cons_value, default=1).bit_length())
+    raw, used = slots if slots is not None else plan_slots(comp, order)
+    shift_m = bits * used
+    values = comp.cons_value
+    steps: list[Step] = []
+    for s, items in raw:
+        delta = 0
+        step = 1 << shift_m
+        out: list[int] = []
+        lo, hi = 0, s
+        for sl, new, cp, c in items:
+            v = values[c]
+            if new:
+                delta += v << (bits * sl)
+                lo, hi = max(lo, v - cp), min(hi, v)
+            else:
+                out += (bits * sl, cp)
+            step -= 1 << (bits * sl)
+        steps.append((s, tuple(out), lo, hi, delta, step))
+    return steps, shift_m, bits
 
 
 class Piece:
