@@ -176,15 +176,3 @@ def test_a_count_with_as_many_mines_left_as_cells_is_the_same_with_more(seed: in
         got = count_component(comp, comp.cells + rng.randrange(1, 50), None, 10**6)
         assert (got.W, got.layers, got.steps) == (want.W, want.layers, want.steps)
         assert Piece(comp, list(range(len(comp.cons_value)))).cells == comp.cells
-
-
-def test_a_survival_chance_is_rounded_once() -> None:
-    # n / d as Python divides integers (compiled, mypyc divides integers below 2**62 as doubles,
-    # rounding each first past 2**53): the survival's float is the same in both builds
-    from demine.analysis.incremental import _quotient
-
-    rng = random.Random(1)
-    for _ in range(20000):
-        d = rng.randrange(1, 1 << rng.choice((20, 54, 60, 61, 62, 70)))
-        n = rng.randrange(0, d + 1)
-        assert _quotient(n, d) == n / d

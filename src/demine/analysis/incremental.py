@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any, Final
 
 from demine.analysis.constraints import (
     Component,
@@ -43,23 +42,9 @@ from demine.analysis.order import Piece, elimination_order, plan_slots
 from demine.analysis.parts import Part, Path, Search, _own_lowest
 from demine.analysis.result import Analysis, Limit, Reason
 from demine.analysis.rules import Constraint, Propagator, number_rule
-from demine.analysis.totals import off_weights, prefix_products, weights_with_total
+from demine.analysis.totals import off_weights, prefix_products, quotient, weights_with_total
 from demine.engine.position import COVERED, FLAG, Position
 from demine.errors import InconsistentPosition
-
-#: Integers below this convert to floats exactly.
-_EXACT: Final = 1 << 53
-
-
-def _quotient(n: int, d: int) -> float:
-    """``n / d`` rounded once, as Python divides integers, for ``d > 0``: compiled, mypyc divides
-    two integers below 2**62 as doubles, which rounds each of them first past 2**53 (in 17 of the
-    80 median games' 7,931 lowest chances the float differed from the pure build's)."""
-    if -_EXACT < n < _EXACT and d < _EXACT:
-        return n / d
-    x: Any = n  # (a generic division: Python's, correctly rounded)
-    q: float = x / d
-    return q
 
 
 def _label(con: Constraint) -> int:
@@ -471,7 +456,7 @@ class Frame:
         a mine (as ``Analysis.min_probability`` gives it, as a float), without the analysis's
         table of every cell."""
         z, n, d = self.lowest(deadline)
-        return z, 1.0 if n == 0 or n == d else 1.0 - _quotient(n, d)
+        return z, 1.0 if n == 0 or n == d else 1.0 - quotient(n, d)
 
     def lowest(self, deadline: float | None = None) -> tuple[int, int, int]:
         """The frame's count of layouts and its lowest chance of a mine as ``(numerator,

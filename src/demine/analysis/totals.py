@@ -11,8 +11,23 @@ from __future__ import annotations
 import time
 from functools import lru_cache
 from math import comb
+from typing import Any, Final
 
 from demine.analysis.order import OverBudget
+
+#: Integers below this convert to floats exactly.
+_EXACT: Final = 1 << 53
+
+
+def quotient(n: int, d: int) -> float:
+    """``n / d`` rounded once, as Python divides integers (``d > 0``), in both builds: compiled,
+    mypyc divides two integers below 2**62 as doubles, which rounds each of them first past 2**53
+    (a chance's float could then differ from the pure build's, and so could a move)."""
+    if -_EXACT < n < _EXACT and d < _EXACT:
+        return n / d
+    x: Any = n  # (a generic division: Python's, correctly rounded)
+    q: float = x / d
+    return q
 
 
 @lru_cache(maxsize=4096)

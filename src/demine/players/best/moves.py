@@ -13,6 +13,7 @@ from operator import itemgetter
 from typing import Any, Final, Literal
 
 from demine.analysis import Analysis
+from demine.analysis.totals import quotient
 from demine.engine.game import Move
 from demine.engine.grid import geometry
 from demine.engine.lanes import NONZERO, cell_numbers, neighbour_sums
@@ -259,7 +260,7 @@ def two_step_move(position: Position, a: Analysis) -> BestMove:
             got = floats.get(id(v))
             if got is None:
                 num, den = v
-                x = 1.0 - num / den if num else 1.0
+                x = 1.0 - quotient(num, den) if num else 1.0  # (the same float in both builds)
                 fx = 1.0 if num == den else x
                 x_o: Any = x
                 fx_o: Any = fx
