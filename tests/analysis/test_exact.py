@@ -523,7 +523,10 @@ def test_a_kept_count_leaves_the_collectors_sight() -> None:
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 10**9))
 def test_a_cached_count_serves_every_mine_cap_from_its_cells_up(seed: int) -> None:
-    # (_count_cached keys a count by min(mines allowed, cells): past its cells the cap never binds)
+    # (_count_cached, and the frames' count cache, key a count by min(mines allowed, cells): past
+    # its cells the cap never binds; a frame's piece of a whole component has the same cells)
+    from demine.analysis.order import Piece
+
     rng = random.Random(seed)
     cons = []
     for i in range(rng.randrange(1, 6)):
@@ -533,6 +536,10 @@ def test_a_cached_count_serves_every_mine_cap_from_its_cells_up(seed: int) -> No
         cache: CountCache = {}
         more = _count_cached(comp, comp.cells + rng.randrange(1, 50), None, 10**6, cache)
         assert _count_cached(comp, comp.cells, None, 10**6, cache) is more
+        want = count_component(comp, comp.cells, None, 10**6)
+        got = count_component(comp, comp.cells + rng.randrange(1, 50), None, 10**6)
+        assert (got.W, got.layers, got.steps) == (want.W, want.layers, want.steps)
+        assert Piece(comp, list(range(len(comp.cons_value)))).cells == comp.cells
         want = count_component(comp, comp.cells, None, 10**6)
         assert (more.W, more.layers, more.steps) == (want.W, want.layers, want.steps)
         fewer = _count_cached(comp, comp.cells - 1, None, 10**6, cache)

@@ -12,10 +12,9 @@ from hypothesis import strategies as st
 
 from demine import InconsistentPosition, Position
 from demine.analysis import Analysis, Limit, analyze
-from demine.analysis.constraints import components, position_system
-from demine.analysis.exact import CountCache, count_component
+from demine.analysis.constraints import position_system
+from demine.analysis.exact import CountCache
 from demine.analysis.incremental import Frame
-from demine.analysis.order import Piece
 from demine.analysis.rules import Propagator, number_rule
 from demine.engine.game import Game
 from demine.engine.position import COVERED
@@ -160,19 +159,3 @@ def test_the_lean_number_rule_decides_what_the_propagator_does(rows: list[tuple[
     decided, rest = number_rule(cons)
     assert list(decided.items()) == list(prop.decided.items())
     assert rest == prop.remaining()
-
-
-@settings(max_examples=100, deadline=None)
-@given(seed=st.integers(0, 10**9))
-def test_a_count_with_as_many_mines_left_as_cells_is_the_same_with_more(seed: int) -> None:
-    # (the frames' count cache keys a piece's count by min(mines left, its cells))
-    rng = random.Random(seed)
-    cons = []
-    for i in range(rng.randrange(1, 6)):
-        cells = tuple(sorted(rng.sample(range(12), rng.randrange(1, 5))))
-        cons.append((cells, rng.randrange(1, len(cells) + 1), 100 + i))
-    for comp in components(cons):
-        want = count_component(comp, comp.cells, None, 10**6)
-        got = count_component(comp, comp.cells + rng.randrange(1, 50), None, 10**6)
-        assert (got.W, got.layers, got.steps) == (want.W, want.layers, want.steps)
-        assert Piece(comp, list(range(len(comp.cons_value)))).cells == comp.cells
