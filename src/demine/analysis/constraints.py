@@ -57,12 +57,14 @@ class System:
 
 
 def _number_constraint(
-    position: Position, cell: int, trust_flags: bool, around: tuple[int, ...]
+    position: Position, cell: int, trust_flags: bool, around: tuple[int, ...], value: int | None = None
 ) -> tuple[tuple[int, ...], int] | None:
     """The constraint of the revealed number at ``cell`` (None when no unknown cell is around it);
-    raises :class:`InconsistentPosition` when its flags or covered cells make it impossible."""
+    raises :class:`InconsistentPosition` when its flags or covered cells make it impossible.
+    ``value``: the number, when ``cell`` does not show it in ``position`` yet (a look-ahead's
+    position before the cell is opened: its neighbours are the same)."""
     states = position.states
-    v = states[cell]
+    v = states[cell] if value is None else value
     cells = []
     flags = 0
     for d in around:

@@ -43,7 +43,7 @@ from demine.analysis.parts import Part, Path, Search, _own_lowest
 from demine.analysis.result import Analysis, Limit, Reason
 from demine.analysis.rules import Constraint, Propagator, number_rule
 from demine.analysis.totals import off_weights, prefix_products, quotient, weights_with_total
-from demine.engine.position import COVERED, FLAG, Position
+from demine.engine.position import Position
 from demine.errors import InconsistentPosition
 
 
@@ -234,10 +234,9 @@ class Frame:
         decided = self.decided
         if decided.get(cell) == 1:
             raise InconsistentPosition("a proven mine cannot show a number", (cell,))
-        if after is not None:
-            own = _number_constraint(after, cell, True, after.geometry.neighbours(cell))
-        else:
-            own = self._own(cell, value)
+        # (without ``after``, from this frame's position: the cell's neighbours are the same)
+        seen = after if after is not None else self.position
+        own = _number_constraint(seen, cell, True, seen.geometry.neighbours(cell), value)
         touched: dict[int, Part] = {}  # by id, in the order met
         local: list[Constraint] = []
         home = self.part_of(cell)
@@ -313,25 +312,6 @@ class Frame:
             gone,
             None if after is not None else (self.position, cell, value),
         )
-
-    def _own(self, cell: int, value: int) -> tuple[tuple[int, ...], int] | None:
-        """The constraint of ``cell`` showing ``value`` in this frame's position
-        (:func:`~demine.analysis.constraints._number_constraint` of the position after: its
-        neighbours are as they are here), flags trusted."""
-        position = self.position
-        states = position.states
-        cells = []
-        flags = 0
-        for d in position.geometry.neighbours(cell):
-            s = states[d]
-            if s == COVERED:
-                cells.append(d)
-            elif s == FLAG:
-                flags += 1
-        need = value - flags
-        if need < 0 or need > len(cells):
-            raise InconsistentPosition("this number cannot hold", (cell,))
-        return (tuple(cells), need) if cells else None
 
     def _rebuild(
         self,

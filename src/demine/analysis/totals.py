@@ -121,19 +121,25 @@ def off_weights(total_poly: list[int], n_off: int, left: int) -> tuple[int, int]
     ``n_off`` cells off the frontier taking the rest of ``left`` mines: the weight of the layouts
     with a mine on one given off cell, and of all layouts (0: the total cannot be met)."""
     num = sum(w * _comb(n_off - 1, left - T - 1) for T, w in enumerate(total_poly) if w)
-    return num, sum(w * _comb(n_off, left - T) for T, w in enumerate(total_poly) if w)
+    return num, _completed(total_poly, n_off, left)
+
+
+def _completed(total_poly: list[int], n_off: int, left: int) -> int:
+    """The layouts of ``left`` mines in all, ``total_poly`` the components' by mine count and the
+    ``n_off`` cells off the frontier taking the rest (a plain loop: no generator, compiled)."""
+    z = 0
+    for t in range(len(total_poly)):
+        w = total_poly[t]
+        if w:
+            z += w * _comb(n_off, left - t)
+    return z
 
 
 def layouts(polys: list[list[int]], n_off: int, left: int) -> int:
     """The layouts of ``left`` mines in all: the components' (``polys``: each one's layouts by
-    mine count) with the ``n_off`` cells off the frontier taking the rest. ``off_weights`` of
-    their product's second value, without the first (a plain loop: no generator, compiled)."""
+    mine count) with the ``n_off`` cells off the frontier taking the rest: ``off_weights``'s
+    second value of their product, without the first."""
     total = [1]
     for W in polys:
         total = _convolve(total, W)
-    z = 0
-    for t in range(len(total)):
-        w = total[t]
-        if w:
-            z += w * _comb(n_off, left - t)
-    return z
+    return _completed(total, n_off, left)
