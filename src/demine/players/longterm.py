@@ -31,7 +31,7 @@ from demine.analysis.constraints import System, components
 from demine.analysis.exact import CountCache, _count_cached, frontier, wide
 from demine.analysis.order import OverBudget
 from demine.analysis.result import Pace
-from demine.analysis.rules import Constraint, Propagator
+from demine.analysis.rules import Constraint, Propagator, number_rule
 from demine.analysis.totals import layouts
 from demine.engine.pickling import by_fields
 from demine.engine.position import COVERED, Position
@@ -358,11 +358,9 @@ class _Root:
         """``state_cap``: the stored states a component's count may use (:func:`count_layouts`'s)."""
         assert system.mines_left is not None
         self.cap = state_cap
-        prop = Propagator(system.constraints, system.describe, system.flag_note)
-        prop.run_numbers()
-        self.rest = prop.remaining()
+        # (the number rule without reasons: the same cells decided, the same constraints left)
+        self.decided, self.rest = number_rule(system.constraints)
         self.comps = components(self.rest)
-        self.decided = dict(prop.decided)
         self.comp_of: dict[int, int] = {}
         for k, comp in enumerate(self.comps):
             for box in comp.boxes:
@@ -404,10 +402,9 @@ class _Root:
                 touched.add(k)
                 units.append((cs, v, lab))
         rows = sorted(i for k in touched for i in self.cons_of[k])
-        prop = Propagator([*(self.rest[i] for i in rows), *units], system.describe, system.flag_note)
-        prop.run_numbers()
-        comps = components(prop.remaining())
-        left = self.left - sum(prop.decided.values()) - sum(off.values())
+        found, rest = number_rule([*(self.rest[i] for i in rows), *units])
+        comps = components(rest)
+        left = self.left - sum(found.values()) - sum(off.values())
         if left < 0:
             raise InconsistentPosition("too few mines left for the structure", ())
         if wide(comps) or any(self.wide[k] for k in range(len(self.comps)) if k not in touched):
