@@ -50,6 +50,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -76,6 +77,8 @@ def pct(values: list[float], q: float) -> float:
 class Stats:
     def __init__(self) -> None:
         self.turn: list[float] = []
+        self.turn_at: list[float] = []
+        """Each turn's start (``time.time()``, comparable with the abusers' process's), as ``turn``."""
         self.hint: list[float] = []
         self.guess: list[float] = []
         self.errors: list[str] = []
@@ -132,7 +135,7 @@ async def play_one(
         await asyncio.sleep(think * rng.uniform(0.5, 1.5))
         # the player clicks a green cell, else the marked best guess
         row, col = hints["safe"][0] if hints["safe"] else hints["best"]["cell"]
-        t1 = time.perf_counter()
+        at, t1 = time.time(), time.perf_counter()
         v = await call(
             http,
             "POST",
@@ -145,6 +148,7 @@ async def play_one(
             stats.pending += 1
             hints = await call(http, "GET", f"/api/games/{gid}/hints?probabilities=1&guess=0")
         stats.turn.append((time.perf_counter() - t1) * 1000)
+        stats.turn_at.append(at)
         if hints and hints.get("guess_pending"):  # nothing safe: the page asks for the best guess
             t2 = time.perf_counter()
             g = await call(http, "GET", f"/api/games/{gid}/hint")
@@ -170,9 +174,14 @@ class Abuse:
         self.long_games, self.only = long_games, only
         names = only
         self.status: dict[str, Counter[int | str]] = {k: Counter() for k in names}
+        self.events: list[tuple[str, float, float, int | str]] = []
+        """Each answer (or failure) as ``(who, sent, answered, status)``, times by ``time.time()``
+        (for ``--timeline``)."""
 
-    def count(self, who: str, status: int | str) -> None:
+    def count(self, who: str, status: int | str, sent: float | None = None) -> None:
         self.status[who][status] += 1
+        now = time.time()
+        self.events.append((who, now if sent is None else sent, now, status))
 
 
 async def hammer(
@@ -184,12 +193,13 @@ async def hammer(
     async def loop(http: aiohttp.ClientSession, rng: random.Random) -> None:
         while time.monotonic() < stop:
             method, path, body = ask(rng)
+            sent = time.time()
             try:
                 async with http.request(method, path, json=body) as r:
                     await r.read()
-                    abuse.count(who, r.status)
+                    abuse.count(who, r.status, sent)
             except (TimeoutError, aiohttp.ClientError):
-                abuse.count(who, "transport error")
+                abuse.count(who, "transport error", sent)
                 await asyncio.sleep(0.1)
 
     async with session(url, source, connections) as http:
@@ -211,14 +221,15 @@ async def flooder(url: str, abuse: Abuse, stop: float) -> None:
                     f"/api/games/{games[-1]}/moves?hints=1",
                     {"kind": "flag", "row": 0, "col": 0},
                 )
+            sent = time.time()
             try:
                 async with http.request(method, path, json=body) as r:
                     data = await r.json()
-                    abuse.count("flood", r.status)
+                    abuse.count("flood", r.status, sent)
                     if r.status == 200 and not games:
                         games.append(data["id"])
             except (TimeoutError, aiohttp.ClientError, ValueError):
-                abuse.count("flood", "transport error")
+                abuse.count("flood", "transport error", sent)
                 await asyncio.sleep(0.1)
 
     async with session(url, "127.1.0.1", 16) as http:
@@ -232,10 +243,11 @@ async def slowloris(url: str, abuse: Abuse, stop: float, sockets: int = 300) -> 
 
     async def one() -> None:
         while time.monotonic() < stop:
+            sent = time.time()
             try:
                 reader, writer = await asyncio.open_connection(host, port, local_addr=("127.1.0.3", 0))
             except OSError:
-                abuse.count("slowloris", "refused")
+                abuse.count("slowloris", "refused", sent)
                 await asyncio.sleep(1.0)
                 continue
             try:
@@ -249,10 +261,11 @@ async def slowloris(url: str, abuse: Abuse, stop: float, sockets: int = 300) -> 
                     abuse.count(
                         "slowloris",
                         answer.split(b" ")[1].decode() if answer.startswith(b"HTTP/") else "closed",
+                        sent,
                     )
                     break
             except OSError:
-                abuse.count("slowloris", "closed")
+                abuse.count("slowloris", "closed", sent)
             finally:
                 writer.close()
             await asyncio.sleep(1.0)
@@ -266,14 +279,15 @@ async def reviewer(url: str, abuse: Abuse, stop: float) -> None:
         k = 0
         while time.monotonic() < stop:
             gid = abuse.long_games[k % len(abuse.long_games)][0]
+            sent = time.time()
             try:
                 async with http.get(f"/api/games/{gid}/review") as r:
                     await r.read()
-                    abuse.count("reviews", r.status)
+                    abuse.count("reviews", r.status, sent)
                     if r.status == 200:
                         k += 1
             except (TimeoutError, aiohttp.ClientError):
-                abuse.count("reviews", "transport error")
+                abuse.count("reviews", "transport error", sent)
             await asyncio.sleep(1.0)
 
 
@@ -358,7 +372,7 @@ def abusers_main(url: str, seconds: float, spec: str) -> None:
     given = json.loads(spec)
     abuse = Abuse([tuple(g) for g in given["long_games"]], given["only"])
     asyncio.run(run_abusers(url, seconds, abuse))
-    print(json.dumps({k: dict(v) for k, v in abuse.status.items()}))
+    print(json.dumps({"status": {k: dict(v) for k, v in abuse.status.items()}, "events": abuse.events}))
 
 
 #: The groups of processes ``tree_cpu`` reports: the server processes, the hint workers at full
@@ -444,8 +458,10 @@ def run_phase(url: str, ns: argparse.Namespace, abuse: Abuse | None) -> Stats:
     stats.seconds = time.monotonic() - t0
     if child is not None and abuse is not None:
         out, _ = child.communicate(timeout=ns.seconds + 120)
-        for who, counts in json.loads(out.decode().strip().splitlines()[-1]).items():
+        got = json.loads(out.decode().strip().splitlines()[-1])
+        for who, counts in got["status"].items():
             abuse.status[who].update({(int(k) if k.isdigit() else k): n for k, n in counts.items()})
+        abuse.events = [tuple(e) for e in got["events"]]
     return stats
 
 
@@ -505,6 +521,50 @@ def report(title: str, stats: Stats) -> None:
         print(f"  moves answered without their hints (asked for again): {stats.pending}")
 
 
+def _around(turns: list[tuple[float, float]], sent: list[float], ended: list[float]) -> tuple[float, float]:
+    """Of requests sent at ``sent`` and answered at ``ended`` (both sorted): how many were in flight
+    during a turn of ``turns`` (start, ms) and how many answered during one, on average."""
+    busy = done = 0
+    for t, ms in turns:
+        end = t + ms / 1000
+        busy += bisect_right(sent, end) - bisect_left(ended, t)  # overlapping the turn
+        done += bisect_right(ended, end) - bisect_left(ended, t)  # answered during it
+    return busy / len(turns), done / len(turns)
+
+
+def timeline(name: str, stats: Stats, abuse: Abuse | None, path: str | None) -> None:
+    """Where the phase's slow turns fell (``--timeline``): the turns at or over its p99 (those that
+    set it) by second of the phase, and for each abuser kind its requests in flight and answered
+    during a slow turn against during any turn. Writes every turn and abuser request to ``path``
+    (JSON) when given."""
+    if not stats.turn:
+        return
+    p99 = pct(stats.turn, 0.99)
+    t0 = min(stats.turn_at)
+    seconds = int(max(stats.turn_at) - t0) + 1
+    slow = [(t, ms) for t, ms in zip(stats.turn_at, stats.turn, strict=True) if ms >= p99]
+    per_second = Counter(int(t - t0) for t, _ in slow)
+    print(
+        f"  timeline: {len(slow)} turns >= p99 ({p99:.1f} ms) in {len(per_second)} of {seconds} seconds;"
+        f" per second: {' '.join(str(per_second[k]) for k in range(seconds))}"
+    )
+    if abuse is not None and abuse.events:
+        every = list(zip(stats.turn_at, stats.turn, strict=True))
+        for who in abuse.status:
+            mine = [e for e in abuse.events if e[0] == who]
+            sent, ended = sorted(e[1] for e in mine), sorted(e[2] for e in mine)
+            (sb, sd), (ab, ad) = _around(slow, sent, ended), _around(every, sent, ended)
+            print(
+                f"    {who}: in flight {sb:.2f} in a slow turn, {ab:.2f} in any; answered {sd:.3f} / {ad:.3f}"
+            )
+    if path:
+        data = {"phase": name, "turns": list(zip(stats.turn_at, stats.turn, strict=True))}
+        if abuse is not None:
+            data["abusers"] = abuse.events
+        with open(path, "a") as f:
+            f.write(json.dumps(data) + "\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--clients", type=int, default=200)
@@ -534,6 +594,14 @@ def main() -> None:
         "--long-games", type=int, default=2, help="long games made for the replay and review abusers"
     )
     ap.add_argument("--long-moves", type=int, default=2000, help="moves of each long game (at least)")
+    ap.add_argument(
+        "--timeline",
+        nargs="?",
+        const="",
+        metavar="FILE",
+        help="report where each phase's slowest turns fell and what the abusers were doing then; "
+        "with FILE, append every turn and abuser request to it (a JSON line a phase)",
+    )
     ap.add_argument("--abusers-of", help=argparse.SUPPRESS)  # (the abusers' own process)
     ap.add_argument("--spec", help=argparse.SUPPRESS)
     ns = ap.parse_args()
@@ -615,6 +683,8 @@ def main() -> None:
                 print(
                     f"  {who}: " + ", ".join(f"{n} x {code}" for code, n in sorted(counts.items(), key=str))
                 )
+        if ns.timeline is not None:
+            timeline(name, stats, abuse, ns.timeline or None)
     if len(phases) == 2:
         before, after = pct(phases[0][1].turn, 0.99), pct(phases[1][1].turn, 0.99)
         print(f"click+hints p99 with abusers / alone: {after / before:.2f}")
