@@ -36,9 +36,7 @@ import math
 import time
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from functools import lru_cache
 from itertools import filterfalse
-from math import comb
 from typing import Final
 
 from demine.analysis.constraints import Component, System, components
@@ -65,12 +63,6 @@ DEFAULT_DENSITY = Fraction(1, 5)
 #: elimination order keeps at least this many constraints open at once.
 PAIR_BOXES: Final = 20
 PAIR_WIDTH: Final = 6
-
-
-@lru_cache(maxsize=64)
-def _binom_row(s: int) -> tuple[int, ...]:
-    """C(s, 0..s), cached (box sizes repeat)."""
-    return tuple(comb(s, k) for k in range(s + 1))
 
 
 def _width(comp: Component, deadline: float | None = None) -> int:
@@ -113,7 +105,7 @@ class Counted:
     ) -> None:
         self.comp = comp
         self.order = order
-        self.steps = steps  # (box size, (shift, capacity, ...) read from the key, low, high, delta, step)
+        self.steps = steps  # (:data:`~demine.analysis.order.Step`)
         self.layers = layers
         self.shift_m = shift_m
         self.mask = mask
@@ -164,12 +156,10 @@ def count_component(
         order = elimination_order(comp, deadline)
     steps, shift_m, bits = plan_steps(comp, order, slots)
     mask = (1 << bits) - 1
-    binoms = {s: _binom_row(s) for s, _, _, _, _, _ in steps}
     F: dict[int, int] = {0: 1}
     layers = []
     stored = 0
-    for s, items, lo0, hi0, delta, step in steps:
-        bin_s = binoms[s]
+    for bin_s, items, lo0, hi0, delta, step in steps:
         G: dict[int, int] = {}
         get = G.get
         for key, w in F.items():
@@ -211,10 +201,8 @@ def marginals(cnt: Counted, R: list[int]) -> tuple[list[int], int]:
     nR = len(R)
     G = {key: (R[key >> shift_m] if key >> shift_m < nR else 0) for key in cnt.layers[-1]}
     M = [0] * len(cnt.comp.boxes)
-    binoms = {s: _binom_row(s) for s, _, _, _, _, _ in cnt.steps}
     for j in range(len(cnt.steps) - 1, -1, -1):
-        s, items, lo0, hi0, delta, step = cnt.steps[j]
-        bin_s = binoms[s]
+        bin_s, items, lo0, hi0, delta, step = cnt.steps[j]
         get = G.get
         H: dict[int, int] = {}
         num = 0

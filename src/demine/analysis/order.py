@@ -5,6 +5,8 @@ component's length)."""
 from __future__ import annotations
 
 import time
+from functools import lru_cache
+from math import comb
 from typing import Final
 
 from demine.analysis.constraints import Component
@@ -171,11 +173,19 @@ def plan_slots(comp: Component, order: list[int]) -> Slots:
     return raw, used
 
 
-#: A step's plan (``exact.Counted.steps``): tuples of ints, which leave the collector's sight at
-#: the first young collection (a list stays; nested tuples leave one level a collection). A
+#: A step's plan (``exact.Counted.steps``): the ways to place 0, 1, ... mines in its box (C(box
+#: size, k)), the (shift, capacity) pairs read from the key, the bounds on the mines placed, the
+#: key's offset and its step per mine. Tuples of ints, which leave the collector's sight at the
+#: first young collection (a list stays; nested tuples leave one level a collection). A
 #: constraint first met at the step has its whole value left in every state: its bounds are made
 #: once.
-Step = tuple[int, tuple[int, ...], int, int, int, int]
+Step = tuple[tuple[int, ...], tuple[int, ...], int, int, int, int]
+
+
+@lru_cache(maxsize=64)
+def binom_row(s: int) -> tuple[int, ...]:
+    """C(s, 0..s), cached (box sizes repeat)."""
+    return tuple(comb(s, k) for k in range(s + 1))
 
 
 def plan_steps(comp: Component, order: list[int], slots: Slots | None = None) -> tuple[list[Step], int, int]:
@@ -206,7 +216,7 @@ def plan_steps(comp: Component, order: list[int], slots: Slots | None = None) ->
             else:
                 out += (bits * sl, cp)
             step -= 1 << (bits * sl)
-        steps.append((s, tuple(out), lo, hi, delta, step))
+        steps.append((binom_row(s), tuple(out), lo, hi, delta, step))
     return steps, shift_m, bits
 
 
