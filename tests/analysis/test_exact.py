@@ -583,3 +583,32 @@ def test_a_quotient_of_counts_is_rounded_once_as_python_divides() -> None:
         d = rng.randrange(1, 1 << rng.choice((20, 54, 60, 61, 62, 70)))
         n = rng.randrange(0, d + 1)
         assert quotient(n, d) == n / d
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 10**9))
+def test_the_totals_weigh_off_cells_by_binomials(seed: int) -> None:
+    # the off cells' ways are read from a kept row (totals.comb_row), made item by item and longer
+    # when more is read
+    from math import comb
+
+    from demine.analysis.totals import comb_row, weights_with_total
+
+    def c(n: int, k: int) -> int:
+        return comb(n, k) if 0 <= k <= n else 0
+
+    rng = random.Random(seed)
+    n, k = rng.randrange(-1, 60), rng.randrange(-2, 70)
+    for size in sorted(rng.randrange(0, 90) for _ in range(3)):
+        row = comb_row(n, k, size)
+        assert len(row) >= size and row == [c(n, k - j) for j in range(len(row))]
+    polys = [[rng.randrange(0, 30) for _ in range(rng.randrange(1, 6))] for _ in range(rng.randrange(1, 5))]
+    n_off, left = rng.randrange(0, 20), rng.randrange(0, 25)
+    total = prefix_products(polys)[-1]
+    num = sum(w * c(n_off - 1, left - t - 1) for t, w in enumerate(total))
+    assert off_weights(total, n_off, left) == (num, sum(w * c(n_off, left - t) for t, w in enumerate(total)))
+    for i, R in enumerate(weights_with_total(polys, prefix_products(polys), n_off, left)):
+        others = prefix_products(polys[:i] + polys[i + 1 :])[-1]
+        for t, w in enumerate(polys[i]):
+            want = sum(o * c(n_off, left - t - u) for u, o in enumerate(others)) if w else 0
+            assert R[t] == want

@@ -9,7 +9,6 @@ the literature's players share these steps.
 from __future__ import annotations
 
 import time
-from functools import lru_cache
 from math import comb
 from typing import Any, Final
 
@@ -30,10 +29,34 @@ def quotient(n: int, d: int) -> float:
     return q
 
 
-@lru_cache(maxsize=4096)
-def _comb(n: int, k: int) -> int:
-    """C(n, k), 0 outside 0..n; cached (the same off-frontier weights recur move after move)."""
-    return comb(n, k) if 0 <= k <= n else 0
+#: :func:`comb_row`'s rows by ``(n, k)``, as far as they were read.
+_ROWS: Final[dict[tuple[int, int], list[int]]] = {}
+
+#: :data:`_ROWS` is emptied when it holds this many rows.
+_ROWS_KEPT: Final = 4096
+
+
+def comb_row(n: int, k: int, size: int) -> list[int]:
+    """At least the first ``size`` items of C(n, k), C(n, k - 1), ... (item ``j``: C(n, k - j), 0
+    outside 0..n): the ways ``n`` cells off the frontier take the rest of ``k`` mines when the
+    components hold ``j``. Kept by ``(n, k)`` and made longer when more is read (the same
+    off-frontier weights recur frame after frame and move after move; the totals read them item
+    by item, without a call per item); each item from the one before (``C(n, i) = C(n, i + 1) *
+    (i + 1) / (n - i)``). Not to be changed by the caller."""
+    row = _ROWS.get((n, k))
+    if row is None:
+        if len(_ROWS) >= _ROWS_KEPT:
+            _ROWS.clear()
+        row = _ROWS[(n, k)] = []
+    for j in range(len(row), size):
+        i = k - j
+        if i < 0 or i > n:
+            row.append(0)
+        elif j == 0 or row[j - 1] == 0:
+            row.append(comb(n, i))
+        else:
+            row.append(row[j - 1] * (i + 1) // (n - i))
+    return row
 
 
 def convolve_all_but_one(
@@ -99,7 +122,7 @@ def weights_with_total(
     (never read: no layout weighs it)."""
     # the ways the off cells take the rest when the components hold j mines in all, read by
     # every component (j = t + u < the length of the product of them all)
-    rest = [_comb(n_off, left - j) for j in range(len(pre[-1]))]
+    rest = comb_row(n_off, left, len(pre[-1]))
     out = []
     mine = polys if only is None else [polys[i] for i in only]
     for W, others in zip(mine, all_but_one(polys, pre, deadline, only), strict=True):
@@ -120,18 +143,19 @@ def off_weights(total_poly: list[int], n_off: int, left: int) -> tuple[int, int]
     """With the components' layouts by mine count (``total_poly``, the product of them all) and
     ``n_off`` cells off the frontier taking the rest of ``left`` mines: the weight of the layouts
     with a mine on one given off cell, and of all layouts (0: the total cannot be met)."""
-    num = sum(w * _comb(n_off - 1, left - T - 1) for T, w in enumerate(total_poly) if w)
-    return num, _completed(total_poly, n_off, left)
+    # (the first: the layouts of the other off cells with one mine fewer)
+    return _completed(total_poly, n_off - 1, left - 1), _completed(total_poly, n_off, left)
 
 
 def _completed(total_poly: list[int], n_off: int, left: int) -> int:
     """The layouts of ``left`` mines in all, ``total_poly`` the components' by mine count and the
     ``n_off`` cells off the frontier taking the rest (a plain loop: no generator, compiled)."""
+    row = comb_row(n_off, left, len(total_poly))
     z = 0
     for t in range(len(total_poly)):
         w = total_poly[t]
         if w:
-            z += w * _comb(n_off, left - t)
+            z += w * row[t]
     return z
 
 
