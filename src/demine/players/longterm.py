@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, Final
 
 from demine.analysis import Analysis, Limit
 from demine.analysis.constraints import System, components
@@ -34,7 +34,7 @@ from demine.analysis.result import Pace
 from demine.analysis.rules import Constraint, Propagator, number_rule
 from demine.analysis.totals import layouts
 from demine.engine.pickling import by_fields
-from demine.engine.position import COVERED, Position
+from demine.engine.position import COVERED, COVERED_MASK, Position
 from demine.errors import InconsistentPosition
 
 #: Flanks still to become mines that a pseudo-50/50 scan allows (pair; a box allows none).
@@ -46,6 +46,18 @@ CREDIT_MISSING = 3
 CREDIT_WEIGHT = Fraction(9, 10)
 #: The budget of one count.
 COUNT_LIMIT = Limit(seconds=None, states=200_000)
+
+# What a cell is as a structure's flank (Influence._flank): not yet a known mine, a known mine,
+# or revealed / proven safe (the structure cannot form).
+_MISSING: Final = 0
+_KNOWN: Final = 1
+_BLOCK: Final = 2
+_FLANK_OF_STATE: Final = bytes(_BLOCK if v < COVERED else _MISSING for v in range(256))
+# The flanks of a structure, as (row, column) steps from its top-left cell, in the order they are
+# looked at (a pair across, a pair down, a box).
+_PAIR_H: Final = ((-1, -1), (0, -1), (1, -1), (-1, 2), (0, 2), (1, 2))
+_PAIR_V: Final = ((-1, -1), (-1, 0), (-1, 1), (2, -1), (2, 0), (2, 1))
+_BOX: Final = ((-1, -1), (-1, 2), (2, -1), (2, 2))
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,34 +113,56 @@ class Influence:
         self._scan: list[Structure] | None = None
         self._root: _Root | None = None
         self._plain = system.mines_left is None  # (then every tally is counted as a whole)
+        # each cell as a structure's cell (covered, not a known mine) and as a flank, found once
+        # (the structures around the candidates look at the same cells again and again)
+        # (as bytes: the collector does not walk them while the look-ahead searches)
+        st = position.states
+        hidden = bytearray(st.translate(COVERED_MASK))
+        flank = bytearray(st.translate(_FLANK_OF_STATE))
+        for m in self._known:
+            hidden[m] = 0
+            if flank[m] == _MISSING:
+                flank[m] = _KNOWN
+        for c in a.safe:
+            flank[c] = _BLOCK
+        self._hid = bytes(hidden)
+        self._flank = bytes(flank)
+        left = system.mines_left
+        self._room = None if left is None else left - len(a.mines)
+        """Further mines a structure may need (None: any number)."""
 
     # --------------------------------------------------------------------- structures
     def _hidden(self, r: int, c: int) -> bool:
         p = self.position
         if not (0 <= r < p.height and 0 <= c < p.width):
             return False
-        cell = r * p.width + c
-        return p.states[cell] == COVERED and cell not in self._known
+        return self._hid[r * p.width + c] != 0
 
-    def _make(self, cells: tuple[int, ...], flanks: list[tuple[int, int]], limit: int) -> Structure | None:
-        """The structure of ``cells`` with those flanks, or None when it cannot form (a flank is
-        revealed or proven safe) or needs more than ``limit`` further mines."""
+    def _make(
+        self, cells: tuple[int, ...], r: int, c: int, flanks: tuple[tuple[int, int], ...], limit: int
+    ) -> Structure | None:
+        """The structure of ``cells`` whose flanks are the steps ``flanks`` from ``(r, c)``, or None
+        when it cannot form (a flank is revealed or proven safe) or needs more than ``limit``
+        further mines."""
         p = self.position
-        st = p.states
-        missing = []
-        for r, c in flanks:
-            if not (0 <= r < p.height and 0 <= c < p.width):
+        w, h = p.width, p.height
+        flank = self._flank
+        missing: list[int] = []
+        for dr, dc in flanks:
+            rr, cc = r + dr, c + dc
+            if not (0 <= rr < h and 0 <= cc < w):
                 continue
-            f = r * p.width + c
-            if st[f] < COVERED or f in self.a.safe:
+            f = rr * w + cc
+            k = flank[f]
+            if k == _BLOCK:
                 return None
-            if f not in self._known:
+            if k == _MISSING:
                 missing.append(f)
                 if len(missing) > limit:
                     return None
         need = len(missing) + (1 if len(cells) == 2 else 2)
-        left = self.system.mines_left
-        if left is not None and need > left - len(self.a.mines):
+        room = self._room
+        if room is not None and need > room:
             return None
         return Structure(cells, tuple(missing))
 
@@ -136,15 +170,13 @@ class Influence:
         if not (self._hidden(r, c) and self._hidden(r, c + 1)):
             return None
         w = self.position.width
-        flanks = [(r - 1, c - 1), (r, c - 1), (r + 1, c - 1), (r - 1, c + 2), (r, c + 2), (r + 1, c + 2)]
-        return self._make((r * w + c, r * w + c + 1), flanks, limit)
+        return self._make((r * w + c, r * w + c + 1), r, c, _PAIR_H, limit)
 
     def _pair_v(self, r: int, c: int, limit: int) -> Structure | None:
         if not (self._hidden(r, c) and self._hidden(r + 1, c)):
             return None
         w = self.position.width
-        flanks = [(r - 1, c - 1), (r - 1, c), (r - 1, c + 1), (r + 2, c - 1), (r + 2, c), (r + 2, c + 1)]
-        return self._make((r * w + c, (r + 1) * w + c), flanks, limit)
+        return self._make((r * w + c, (r + 1) * w + c), r, c, _PAIR_V, limit)
 
     def _box(self, r: int, c: int, limit: int) -> Structure | None:
         if not (self._hidden(r, c) and self._hidden(r, c + 1)):
@@ -153,8 +185,7 @@ class Influence:
             return None
         w = self.position.width
         cells = (r * w + c, r * w + c + 1, (r + 1) * w + c, (r + 1) * w + c + 1)
-        flanks = [(r - 1, c - 1), (r - 1, c + 2), (r + 2, c - 1), (r + 2, c + 2)]
-        return self._make(cells, flanks, limit)
+        return self._make(cells, r, c, _BOX, limit)
 
     def scan(self) -> list[Structure]:
         """Every structure over the board that needs at most ``SCAN_MISSING`` more mines (pairs)

@@ -154,45 +154,14 @@ def look_ahead(
     # one budget for the whole look-ahead, from its first step (choosing the candidates visits
     # every covered cell: on a 100x100 board that is a good part of a 0.05 s budget)
     deadline = None if limit.seconds is None else time.perf_counter() + limit.seconds
-    covered = [c for c in a.unknown if position.states[c] == COVERED]
-    if not covered:
-        return None
-    ratios = a.ratios
     prob_of = a.probability
     depth3 = settings.depth >= 3
-
-    best_p = a.min_probability()
-    floor = (1 - best_p) * Fraction(settings.candidate_share)
     zero_key = zero_chance_keys(position)
-    # the cells safe enough to weigh (integer tests, one per probability: this visits every
-    # covered cell), then on the frontier or off it
-    fn, fd = floor.numerator, floor.denominator
-    passes: dict[int, bool] = {}  # by the identity of the value, as a.probability keeps them
-    ok_cells: list[int] = []
-    for c in covered:
-        nd = ratios[c]
-        ok = passes.get(id(nd))
-        if ok is None:
-            n, d = nd
-            ok = passes[id(nd)] = (d - n) * fd >= fn * d
-        if ok:
-            ok_cells.append(c)
-    near = touches_revealed(position, ok_cells)
-    near_ok = [c for c, on in zip(ok_cells, near, strict=True) if on]
-    off_ok = [c for c, on in zip(ok_cells, near, strict=True) if not on]
-    frontier = sorted(near_ok, key=lambda c: (prob_of(c), zero_key(c), c))[: settings.max_candidates]
     far = distances(position, settings.far_off)
-    if position.cells <= 65536:
-        off = off_candidates(position, off_ok, settings.max_off_candidates, settings.far_off)
-    else:
-        off = heapq.nsmallest(settings.max_off_candidates, off_ok, key=lambda c: (zero_key(c), far(c), c))
-    chosen = frontier + off
-    safety: dict[int, Fraction] = {}
-    if influence is not None:
-        is_covered = set(covered)
-        extra = [c for c in influence.influenced() if c in is_covered and c not in chosen]
-        safety = {c: influence.long_term_safety(c) for c in chosen + extra}
-        chosen += [c for c in extra if safety[c] >= floor]
+    picked = _chosen(position, a, settings, influence, zero_key, far)
+    if picked is None:
+        return None
+    chosen, off, safety = picked
     prob = {c: prob_of(c) for c in chosen}
     candidates = sorted(chosen, key=lambda c: (prob[c], zero_key(c), c))
     if len(candidates) == 1:
@@ -287,6 +256,58 @@ def look_ahead(
     return BestMove(
         Move("reveal", best_cell), "look-ahead", float(prob[best_cell]), survive=float(best_key[0]), reveals=2
     )
+
+
+def _chosen(
+    position: Position,
+    a: Analysis,
+    settings: BestSettings,
+    influence: Influence | None,
+    zero_key: Callable[[int], int],
+    far: Callable[[int], int],
+) -> tuple[list[int], list[int], dict[int, Fraction]] | None:
+    """:func:`look_ahead`'s candidates, or None when no covered cell is left: the safest frontier
+    cells, the off-frontier ones most likely to open and (with ``influence``) the cells with
+    long-term credit; then the off-frontier ones among them, and each one's long-term safety.
+    (A function of its own: its lists of covered cells are gone before the search starts, so the
+    collector does not walk them at the search's young collections.)"""
+    covered = [c for c in a.unknown if position.states[c] == COVERED]
+    if not covered:
+        return None
+    ratios = a.ratios
+    prob_of = a.probability
+
+    best_p = a.min_probability()
+    floor = (1 - best_p) * Fraction(settings.candidate_share)
+    # the cells safe enough to weigh (integer tests, one per probability: this visits every
+    # covered cell), then on the frontier or off it
+    fn, fd = floor.numerator, floor.denominator
+    passes: dict[int, bool] = {}  # by the identity of the value, as a.probability keeps them
+    ok_cells: list[int] = []
+    for c in covered:
+        nd = ratios[c]
+        ok = passes.get(id(nd))
+        if ok is None:
+            n, d = nd
+            ok = passes[id(nd)] = (d - n) * fd >= fn * d
+        if ok:
+            ok_cells.append(c)
+    near = touches_revealed(position, ok_cells)
+    near_ok = [c for c, on in zip(ok_cells, near, strict=True) if on]
+    off_ok = [c for c, on in zip(ok_cells, near, strict=True) if not on]
+    frontier = sorted(near_ok, key=lambda c: (prob_of(c), zero_key(c), c))[: settings.max_candidates]
+    if position.cells <= 65536:
+        off = off_candidates(position, off_ok, settings.max_off_candidates, settings.far_off)
+    else:
+        off = heapq.nsmallest(settings.max_off_candidates, off_ok, key=lambda c: (zero_key(c), far(c), c))
+    chosen = frontier + off
+    safety: dict[int, Fraction] = {}
+    if influence is not None:
+        is_covered = set(covered)
+        extra = [c for c in influence.influenced() if c in is_covered and c not in chosen]
+        safety = {c: influence.long_term_safety(c) for c in chosen + extra}
+        chosen += [c for c in extra if safety[c] >= floor]
+    return chosen, off, safety
 
 
 @dataclass(frozen=True, slots=True)

@@ -81,8 +81,8 @@ def best_move(
     limit = limit or DEFAULT_LIMIT
     t0 = time.perf_counter()
     a = analysis or analyze(position, limit=limit)
-    covered = [c for c in a.unknown if position.states[c] == COVERED]
-    if not covered:
+    states = position.states
+    if not any(states[c] == COVERED for c in a.unknown):  # (no list kept through the search)
         raise IllegalMove("no covered cell left to open")
     if a.safe:
         c = min(a.safe)
@@ -253,6 +253,7 @@ def _decide(
         if system is None
         else solve_system(system, limit, cache=counts, rules=rules)
     )
+    rules = None  # (the pair rule's run is not kept alive through the guess's search)
     if a.safe:
         return _proven(a.safe, a.mines)
     bm = guess(a, system)
