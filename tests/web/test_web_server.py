@@ -388,7 +388,6 @@ def test_a_connection_over_its_addresss_cap_is_refused_after_the_delay_a_few_at_
         times = sorted(t - t0 for _, t in answers)
         assert all(a.startswith(b"HTTP/1.1 503") for a, _ in answers), answers
         assert times[1] < 1.0 and times[2] > 1.5, times  # 2 at once (over the 3 held), 3 after 2 s
-        assert times[-1] < 3.5, times  # (held 2 s and at most half as long again: REFUSAL_SPREAD)
         assert _get_from(port, "/", "127.0.0.8")[0] == 200  # another address is served meanwhile
         for s in holding:
             s.close()
@@ -401,21 +400,6 @@ def test_a_connection_over_its_addresss_cap_is_refused_after_the_delay_a_few_at_
         assert answer.startswith(b"HTTP/1.1 503") and t - t0 < 1.0
         for s in holding:
             s.close()
-
-
-def test_held_refusals_wait_the_delay_and_up_to_half_as_long_again_at_random() -> None:
-    # issue 34 (research log 12 part k): held for the same time, a slowloris's sockets opened
-    # together were refused together and came back together: every 6 s the event loop accepted
-    # ~270 connections in one go, a 90 ms stall of every request. Spread, they come back apart;
-    # none is refused sooner than the delay.
-    from demine.web.server import REFUSAL_SPREAD, refusal_hold
-
-    holds = [refusal_hold(5.0) for _ in range(1000)]
-    assert all(5.0 <= h <= 5.0 * (1 + REFUSAL_SPREAD) for h in holds)
-    assert REFUSAL_SPREAD == 0.5
-    tenths = Counter(int((h - 5.0) * 10) for h in holds)  # spread over the whole 2.5 s
-    assert len(tenths) == 25 and max(tenths.values()) < 100, tenths
-    assert refusal_hold(0.0) == 0.0
 
 
 def _open_slow(port: int, source: str) -> socket.socket:

@@ -113,8 +113,7 @@ class ServeLimits:
     connections_per_client: int = 32
     """Connections one address may hold open at once (not counted with ``trust_proxy``)."""
     refusal_delay: float = 5.0
-    """Seconds a connection refused for its address's cap is held, unread, before its 503 (each one
-    up to half as long again, at random: sockets opened together come back apart): a client
+    """Seconds a connection refused for its address's cap is held, unread, before its 503: a client
     that waits for the answer before it reconnects (a slowloris's sockets) comes back that much
     less often, and each refusal costs the server's event loop an accept, a write and a close. At
     most a quarter of the connection cap is held so; past that, and past the process's cap, the

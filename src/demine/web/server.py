@@ -23,8 +23,6 @@ die with their parent. Requests are parsed by httptools (in C) when it is instal
   held so at once; past that, or past the process's cap, the refusal is at once). A slowloris
   reconnects as soon as it is refused: refused at once, its 268 sockets over the cap came back
   about 240 times a second, and accepting and refusing them took about a tenth of the event loop.
-  Each is held a little longer than the delay, by a random share (:data:`REFUSAL_SPREAD`), so that
-  sockets opened together do not stay in step.
 - **Processes**: with ``--processes N`` each server process asks the kernel for SIGKILL when its
   parent (uvicorn's supervisor) dies, even by SIGKILL (``PR_SET_PDEATHSIG``), and its hint workers
   follow it (:mod:`demine.web.workers`), so nothing holds the port after the parent is gone. (Not
@@ -40,7 +38,6 @@ import errno
 import json
 import logging
 import os
-import random
 import resource
 import signal
 import time
@@ -71,20 +68,8 @@ FILES_RESERVE = 64 + 2 * BACKLOG
 #: first) this many seconds gives its place to a newcomer: a real client's request arrives in
 #: milliseconds, a slowloris's never does.
 EVICT_AFTER = 1.0
-#: A held refusal waits ``refusal_delay`` times a factor drawn uniformly between 1 and 1 + this:
-#: connections accepted together (a slowloris opens its sockets at once, and reconnects a moment
-#: after each refusal) are refused apart and so come back apart. Held for the same time they
-#: stayed in step: every 6 s the loop refused ~270 of them and, a second later, accepted them again
-#: in one go, a 90 ms stall of every request (research log 12 part k).
-REFUSAL_SPREAD = 0.5
 
 log = logging.getLogger("demine.web")
-
-
-def refusal_hold(delay: float) -> float:
-    """Seconds a refused connection is held before its answer: ``delay`` and up to
-    :data:`REFUSAL_SPREAD` of it more, at random (never less than ``delay``)."""
-    return delay * (1.0 + REFUSAL_SPREAD * random.random())
 
 
 def max_connections(limits: ServeLimits) -> int:
@@ -220,7 +205,7 @@ class _Guards:
                 transport.pause_reading()
                 self._held.add(self)
                 self._deadline = asyncio.get_running_loop().call_later(
-                    refusal_hold(self.limits.refusal_delay), self._refuse, transport
+                    self.limits.refusal_delay, self._refuse, transport
                 )
             else:
                 self._refuse(transport)
