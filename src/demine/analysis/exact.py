@@ -161,7 +161,6 @@ def count_component(
     stored = 0
     for bin_s, items, lo0, hi0, delta, step in steps:
         G: dict[int, int] = {}
-        get = G.get
         for key, w in F.items():
             m = key >> shift_m
             lo = lo0
@@ -178,7 +177,7 @@ def count_component(
             base = key + delta
             for k in range(lo, hi + 1):
                 t = base + k * step
-                G[t] = get(t, 0) + w * bin_s[k]
+                G[t] = G.get(t, 0) + w * bin_s[k]  # (compiled: a direct lookup; a bound get is a call)
         layers.append(F)
         stored += len(G)
         if stored > state_cap:
@@ -203,7 +202,6 @@ def marginals(cnt: Counted, R: list[int]) -> tuple[list[int], int]:
     M = [0] * len(cnt.comp.boxes)
     for j in range(len(cnt.steps) - 1, -1, -1):
         bin_s, items, lo0, hi0, delta, step = cnt.steps[j]
-        get = G.get
         H: dict[int, int] = {}
         num = 0
         for key, w in cnt.layers[j].items():
@@ -221,7 +219,7 @@ def marginals(cnt: Counted, R: list[int]) -> tuple[list[int], int]:
             mk = 0
             base = key + delta
             for k in range(lo, hi + 1):
-                v = get(base + k * step)
+                v = G.get(base + k * step)
                 if v:
                     v *= bin_s[k]
                     g += v

@@ -405,7 +405,8 @@ class Frame:
     def _weigh_now(self, deadline: float | None) -> tuple[int, int, list[list[int]]]:
         left, polys, pre, num, z = self._totals(deadline)
         weights = weights_with_total(polys, pre, self.n_off, left, deadline)
-        return num, z, [p.weighted(R) for p, R in zip(self.parts, weights, strict=True)]
+        parts = self.parts
+        return num, z, [parts[i].weighted(weights[i]) for i in range(len(parts))]
 
     def survival_after(self, cell: int, value: int, deadline: float | None = None) -> tuple[int, float]:
         """``self.after(after, cell, deadline).survival(deadline)`` where ``after`` is this
@@ -468,9 +469,14 @@ class Frame:
                     best_n, best_d = n, d
             parts = [self.parts[i] for i in multi]
             Rs = weights_with_total(polys, pre, self.n_off, left, deadline, multi) if multi else []
-            weighed = [p.weighted(R) for p, R in zip(parts, Rs, strict=True)]
-        for p, M in zip(parts, weighed, strict=True):
-            for m, cells in zip(M, p.counted.comp.boxes, strict=True):
+            weighed = [parts[i].weighted(Rs[i]) for i in range(len(parts))]
+        # (index loops: compiled, a zip with ``strict`` is a generic call)
+        for i in range(len(parts)):
+            M = weighed[i]
+            boxes = parts[i].counted.comp.boxes
+            for b in range(len(M)):
+                m = M[b]
+                cells = boxes[b]
                 if m == 0:
                     return z, 0, 1
                 d = len(cells) * z
@@ -493,8 +499,12 @@ class Frame:
         num, z, weighed = self._weigh(deadline)
         safe = [c for c, v in self.decided.items() if v == 0]
         boxes = []
-        for p, M in zip(self.parts, weighed, strict=True):
-            for m, cells in zip(M, p.counted.comp.boxes, strict=True):
+        for i in range(len(weighed)):  # (index loops: compiled, a zip with ``strict`` is a call)
+            M = weighed[i]
+            part_boxes = self.parts[i].counted.comp.boxes
+            for b in range(len(M)):
+                m = M[b]
+                cells = part_boxes[b]
                 boxes.append(((m, len(cells) * z), cells))
                 if m == 0:
                     safe.extend(cells)

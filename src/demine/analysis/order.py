@@ -188,6 +188,11 @@ def binom_row(s: int) -> tuple[int, ...]:
     return tuple(comb(s, k) for k in range(s + 1))
 
 
+#: :func:`binom_row` of the usual box sizes (a box's cells share their numbers: at most 8 of them
+#: around one number), read without a call.
+_BINOMS: Final = tuple(binom_row(s) for s in range(9))
+
+
 def plan_steps(comp: Component, order: list[int], slots: Slots | None = None) -> tuple[list[Step], int, int]:
     """Give each constraint a slot of bits while it is open and precompute each step's key
     arithmetic.
@@ -214,9 +219,10 @@ def plan_steps(comp: Component, order: list[int], slots: Slots | None = None) ->
                 delta += v << (bits * sl)
                 lo, hi = max(lo, v - cp), min(hi, v)
             else:
-                out += (bits * sl, cp)
+                out.append(bits * sl)
+                out.append(cp)
             step -= 1 << (bits * sl)
-        steps.append((binom_row(s), tuple(out), lo, hi, delta, step))
+        steps.append((_BINOMS[s] if s < len(_BINOMS) else binom_row(s), tuple(out), lo, hi, delta, step))
     return steps, shift_m, bits
 
 

@@ -125,7 +125,9 @@ def weights_with_total(
     rest = comb_row(n_off, left, len(pre[-1]))
     out = []
     mine = polys if only is None else [polys[i] for i in only]
-    for W, others in zip(mine, all_but_one(polys, pre, deadline, only), strict=True):
+    alls = all_but_one(polys, pre, deadline, only)
+    for i in range(len(mine)):  # (compiled, a zip with ``strict`` is a generic call)
+        W, others = mine[i], alls[i]
         R = [0] * len(W)
         for t in range(len(W)):
             if not W[t]:
