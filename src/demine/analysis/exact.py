@@ -185,7 +185,11 @@ def count_component(
         if deadline is not None and time.perf_counter() > deadline:
             raise OverBudget
         F = G
-    W = [0] * (max((k >> shift_m for k in F), default=0) + 1)
+    top = 0  # (a loop: compiled, ``max`` of a generator with a default is a generic call)
+    for key in F:
+        if key >> shift_m > top:
+            top = key >> shift_m
+    W = [0] * (top + 1)
     for key, w in F.items():
         W[key >> shift_m] += w
     layers.append(F)
@@ -219,7 +223,7 @@ def marginals(cnt: Counted, R: list[int]) -> tuple[list[int], int]:
             mk = 0
             base = key + delta
             for k in range(lo, hi + 1):
-                v = G.get(base + k * step)
+                v = G.get(base + k * step, 0)  # (an int: compiled, the product is not a generic one)
                 if v:
                     v *= bin_s[k]
                     g += v

@@ -52,6 +52,15 @@ def _label(con: Constraint) -> int:
     return con[2]
 
 
+def _mines(decided: dict[int, int]) -> int:
+    """The mines among ``decided`` cells (1 a mine, 0 safe); a loop: compiled, ``sum`` of a
+    dict's values is a generic call."""
+    n = 0
+    for v in decided.values():
+        n += v
+    return n
+
+
 class Frame:
     """A position with a known mine total, analysed component by component (see the module's
     docstring). Built for the root of a search by :meth:`root`, then derived by :meth:`after`."""
@@ -266,7 +275,7 @@ class Frame:
                 local.append((cs, v, lab))
         local.sort(key=_label)
         # (a cell decided here is safe: the mines left are the same without it)
-        left = self.mines_left - sum(decided.values())
+        left = self.mines_left - _mines(decided)
         key = (tuple(local), left)
         rebuilt = self.search.rebuilt
         if key in rebuilt:
@@ -393,7 +402,7 @@ class Frame:
         :class:`InconsistentPosition` when it is 0). Made once per frame."""
         if self._totaled is not None:
             return self._totaled
-        left = self.mines_left - sum(self.decided.values())
+        left = self.mines_left - _mines(self.decided)
         polys = [p.counted.W for p in self.parts]
         pre = prefix_products(polys, deadline)
         num, z = off_weights(pre[-1], self.n_off, left)

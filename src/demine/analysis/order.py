@@ -203,7 +203,11 @@ def plan_steps(comp: Component, order: list[int], slots: Slots | None = None) ->
     the slot width. ``slots``: :func:`plan_slots` of ``comp`` and ``order`` when the caller keeps
     it for the structure (it does not depend on the values).
     """
-    bits = max(1, max(comp.cons_value, default=1).bit_length())
+    top = 1  # (a loop: compiled, ``max`` with a default is a generic call)
+    for v in comp.cons_value:
+        if v > top:
+            top = v
+    bits = top.bit_length()
     raw, used = slots if slots is not None else plan_slots(comp, order)
     shift_m = bits * used
     values = comp.cons_value
