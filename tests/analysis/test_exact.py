@@ -602,6 +602,10 @@ def test_the_totals_weigh_off_cells_by_binomials(seed: int) -> None:
     for size in sorted(rng.randrange(0, 90) for _ in range(3)):
         row = comb_row(n, k, size)
         assert len(row) >= size and row == [c(n, k - j) for j in range(len(row))]
+    # a row handed out is never changed (another thread may be reading it): a longer one replaces it
+    held = comb_row(n, k, 1)
+    kept = list(held)
+    assert len(comb_row(n, k, len(held) + 7)) >= len(held) + 7 and held == kept
     polys = [[rng.randrange(0, 30) for _ in range(rng.randrange(1, 6))] for _ in range(rng.randrange(1, 5))]
     n_off, left = rng.randrange(0, 20), rng.randrange(0, 25)
     total = prefix_products(polys)[-1]

@@ -42,21 +42,24 @@ def comb_row(n: int, k: int, size: int) -> list[int]:
     components hold ``j``. Kept by ``(n, k)`` and made longer when more is read (the same
     off-frontier weights recur frame after frame and move after move; the totals read them item
     by item, without a call per item); each item from the one before (``C(n, i) = C(n, i + 1) *
-    (i + 1) / (n - i)``). Not to be changed by the caller."""
+    (i + 1) / (n - i)``). A kept row is never changed: a longer one replaces it, so a row read in
+    another thread stays whole. Not to be changed by the caller."""
     row = _ROWS.get((n, k))
-    if row is None:
-        if len(_ROWS) >= _ROWS_KEPT:
-            _ROWS.clear()
-        row = _ROWS[(n, k)] = []
-    for j in range(len(row), size):
+    if row is not None and len(row) >= size:
+        return row
+    longer = [] if row is None else list(row)
+    for j in range(len(longer), size):
         i = k - j
         if i < 0 or i > n:
-            row.append(0)
-        elif j == 0 or row[j - 1] == 0:
-            row.append(comb(n, i))
+            longer.append(0)
+        elif j == 0 or longer[j - 1] == 0:
+            longer.append(comb(n, i))
         else:
-            row.append(row[j - 1] * (i + 1) // (n - i))
-    return row
+            longer.append(longer[j - 1] * (i + 1) // (n - i))
+    if len(_ROWS) >= _ROWS_KEPT:
+        _ROWS.clear()
+    _ROWS[(n, k)] = longer
+    return longer
 
 
 def convolve_all_but_one(
