@@ -12,7 +12,7 @@ import pytest
 
 from tests.helpers import benchmark_script
 
-pytest.importorskip("aiohttp")  # (the benchmark's client: the dev extra)
+pytest.importorskip("aiohttp")  # (the benchmark's client: the test extra installs it)
 
 
 @pytest.fixture
