@@ -605,6 +605,11 @@ def main() -> None:
     ap.add_argument("--abusers-of", help=argparse.SUPPRESS)  # (the abusers' own process)
     ap.add_argument("--spec", help=argparse.SUPPRESS)
     ns = ap.parse_args()
+    if ns.timeline:  # (before minutes of load: the file is written at the end of each phase)
+        try:
+            open(ns.timeline, "a").close()
+        except OSError as e:
+            ap.error(f"--timeline {ns.timeline}: {e.strerror or e}")
     if ns.abusers_of:
         abusers_main(ns.abusers_of, ns.seconds, ns.spec)
         return

@@ -4,6 +4,8 @@ was doing then (research log 12 part k)."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -61,3 +63,13 @@ def test_the_timeline_names_the_abuser_busy_during_the_slow_turns(
     written = json.loads(path.read_text())
     assert written["phase"] == "with abusers" and len(written["turns"]) == 200
     assert len(written["abusers"]) == 50
+
+
+def test_a_timeline_file_that_cannot_be_written_is_named_before_any_load(tmp_path: Path) -> None:
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "web_load.py"
+    target = tmp_path / "no such folder" / "t.jsonl"
+    done = subprocess.run(
+        [sys.executable, str(script), "--timeline", str(target)], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2 and f"--timeline {target}: No such file or directory" in done.stderr
+    assert "Traceback" not in done.stderr
