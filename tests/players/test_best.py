@@ -33,7 +33,13 @@ from demine.players.best import (
 )
 from demine.players.best import lookahead as lookahead_module
 from demine.players.best.lookahead import _outcomes
-from demine.players.best.moves import _steps_to_revealed, distances, off_candidates, touches_revealed
+from demine.players.best.moves import (
+    _nearest_revealed,
+    _steps_to_revealed,
+    distances,
+    off_candidates,
+    touches_revealed,
+)
 from demine.players.best.play import _pair_safe, _quick_safe
 from demine.players.best.survive import _safest
 from tests.helpers import brute_force
@@ -371,6 +377,19 @@ def test_steps_to_revealed_are_the_nearest_revealed_cells_distance() -> None:
             p = p.with_state(c, 0)
         want = [min(abs(c // w - d // w) + abs(c % w - d % w) for d in revealed) for c in range(w * h)]
         assert list(_steps_to_revealed(w, h, p.states)) == want
+        assert [_nearest_revealed(w, h, p.states, c) for c in range(w * h)] == want
+
+
+def test_the_nearest_revealed_cell_is_found_around_a_cell_as_by_the_whole_search() -> None:
+    # the search around one cell against the search of the board, none revealed included
+    rng = random.Random(7)
+    for _ in range(200):
+        w, h = rng.randint(1, 12), rng.randint(1, 12)
+        p = Position.covered(w, h, 0)
+        for c in rng.sample(range(w * h), min(w * h, rng.choice([0, 1, 2, rng.randint(0, w * h)]))):
+            p = p.with_state(c, rng.randint(0, 8))
+        want = list(_steps_to_revealed(w, h, p.states))
+        assert [_nearest_revealed(w, h, p.states, c) for c in range(w * h)] == want
 
 
 def test_the_pair_rule_opens_what_single_numbers_cannot() -> None:

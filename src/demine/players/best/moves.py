@@ -112,19 +112,44 @@ def zero_chance_keys(position: Position) -> Callable[[int], int]:
 
 def distances(position: Position, far_off: bool) -> Callable[[int], int]:
     """Each cell's distance (steps in rows and columns) to the nearest revealed cell, negated when
-    ``far_off`` (so that sorting puts the farthest first), else 0 for every cell. The search runs
+    ``far_off`` (so that sorting puts the farthest first), else 0 for every cell. On a board of at
+    most 65,536 cells each cell's is looked for around it (:func:`_nearest_revealed`: the few cells
+    asked for cost less than a search of the board); past that one search of the whole board runs
     at the first call (and once per position: the look-ahead and the safest move share it)."""
     if not far_off:
         return lambda c: 0
+    w, h, st = position.width, position.height, position.states
+    if position.cells <= 65536:
+        return lambda c: -_nearest_revealed(w, h, st, c)
     dist: tuple[int, ...] = ()
 
     def key(c: int) -> int:
         nonlocal dist
         if not dist:
-            dist = _steps_to_revealed(position.width, position.height, position.states)
+            dist = _steps_to_revealed(w, h, st)
         return -dist[c]
 
     return key
+
+
+def _nearest_revealed(width: int, height: int, states: bytes, cell: int) -> int:
+    """``cell``'s distance (steps in rows and columns) to the nearest revealed cell, -1 when none
+    is: the cells at distance 1, 2, ... around it, until one is revealed (on a grid without
+    obstacles the search of :func:`_steps_to_revealed` finds the same)."""
+    if states[cell] < COVERED:
+        return 0
+    r0, c0 = divmod(cell, width)
+    for d in range(1, width + height - 1):
+        for r in range(max(0, r0 - d), min(height - 1, r0 + d) + 1):
+            rest = d - (r0 - r if r <= r0 else r - r0)
+            row = r * width
+            x = c0 - rest
+            if x >= 0 and states[row + x] < COVERED:
+                return d
+            x = c0 + rest
+            if rest and x < width and states[row + x] < COVERED:
+                return d
+    return -1
 
 
 def off_candidates(position: Position, cells: list[int], k: int, far_off: bool) -> list[int]:
@@ -137,12 +162,26 @@ def off_candidates(position: Position, cells: list[int], k: int, far_off: bool) 
         return []
     w, h, n = position.width, position.height, position.cells
     n_nb = neighbour_counts(w, h)
-    dist = _steps_to_revealed(w, h, position.states) if far_off else None
+    st = position.states
     span = w + h + 2  # a distance is -1 (nothing revealed) to w + h: far(c) + w + h is in [0, span)
+    most = 8  # the most neighbours a cell of the k taken can have: the k-th fewest among cells
+    if far_off:
+        fewest: list[int] = []
+        for c in cells:
+            m = n_nb[c]
+            if len(fewest) == k:
+                if m >= fewest[-1]:
+                    continue
+                fewest.pop()
+            insort(fewest, m)
+        most = fewest[-1]
     best: list[int] = []  # the k lowest keys so far, in order
     for c in cells:
-        f = w + h if dist is None else w + h - dist[c]
-        key = (n_nb[c] * span + f) * n + c
+        m = n_nb[c]
+        if m > most:  # k cells have fewer neighbours: no distance needed
+            continue
+        f = w + h - _nearest_revealed(w, h, st, c) if far_off else w + h
+        key = (m * span + f) * n + c
         if len(best) == k:
             if key > best[-1]:
                 continue
