@@ -47,20 +47,32 @@ class Propagator:
     ) -> None:
         # (the constraints' items read as objects: a number made again from the compiled code's
         # own integer is a new object for every cell past 256)
-        rows: Sequence[tuple[Any, Any, Any]] = constraints
-        self.cells: list[set[int]] = [set(c) for c, _, _ in rows]
-        self.value: list[int] = [v for _, v, _ in rows]
-        self.label: list[int] = [lab for _, _, lab in rows]
-        self.involved: list[set[int]] = [{lab} for _, _, lab in rows]
+        # (one pass over the rows, each row's cells read from its tuple: compiled, a tuple is
+        # read by index, a set through the generic iterator)
+        rows: Sequence[tuple[tuple[Any, ...], Any, Any]] = constraints
+        cells: list[set[int]] = []
+        value: list[int] = []
+        label: list[int] = []
+        involved: list[set[int]] = []
         cell_cons: dict[Any, list[int]] = {}
-        for i in range(len(rows)):
-            cs: set[Any] = self.cells[i]
+        for i, (cs, v, lab) in enumerate(rows):
+            s = set(cs)
+            cells.append(s)
+            value.append(v)
+            label.append(lab)
+            involved.append({lab})
+            if len(s) != len(cs):  # a cell written twice counts once
+                cs = tuple(s)
             for c in cs:
                 got = cell_cons.get(c)
                 if got is None:
                     cell_cons[c] = [i]
                 else:
                     got.append(i)
+        self.cells = cells
+        self.value = value
+        self.label = label
+        self.involved = involved
         self.cell_cons: dict[int, list[int]] = cell_cons
         self.decided: dict[int, int] = {}
         self.reasons: dict[int, Reason] = {}
