@@ -159,3 +159,31 @@ def test_the_lean_number_rule_decides_what_the_propagator_does(rows: list[tuple[
     decided, rest = number_rule(cons)
     assert list(decided.items()) == list(prop.decided.items())
     assert rest == prop.remaining()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(st.lists(st.integers(0, 9), max_size=6), st.integers(-1, 6)),
+        max_size=8,
+    )
+)
+def test_a_cell_written_twice_in_a_constraint_counts_once(rows: list[tuple[list[int], int]]) -> None:
+    # (the rules index a constraint's cells from its tuple: a repeated cell must not be
+    # indexed, decided or subtracted twice)
+    twice = [(tuple(cs), v, 100 + i) for i, (cs, v) in enumerate(rows)]
+    once = [(tuple(sorted(set(cs))), v, 100 + i) for i, (cs, v) in enumerate(rows)]
+    got = []
+    for cons in (twice, once):
+        prop = Propagator(cons, str)
+        try:
+            prop.run_all()
+            lean = number_rule(cons)
+        except InconsistentPosition:
+            got.append(None)
+            continue
+        assert sorted(prop.cell_cons.items()) == sorted(
+            (c, sorted(set(js))) for c, js in prop.cell_cons.items()
+        )
+        got.append((prop.decided, sorted(prop.remaining()), lean[0], sorted(lean[1])))
+    assert got[0] == got[1]

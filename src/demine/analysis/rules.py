@@ -237,12 +237,17 @@ def number_rule(constraints: Sequence[Constraint]) -> tuple[dict[int, int], list
     mine, 0 safe; the same cells decided in the same order) and the constraints left over the
     undecided cells. Raises :class:`InconsistentPosition` where it does, without naming the
     numbers (for a search that only needs to know)."""
-    rows: Sequence[tuple[Any, Any, Any]] = constraints  # (read as objects: see Propagator)
-    cells: list[set[Any]] = [set(c) for c, _, _ in rows]
-    value: list[int] = [v for _, v, _ in rows]
+    rows: Sequence[tuple[tuple[Any, ...], Any, Any]] = constraints  # (as in Propagator)
+    cells: list[set[Any]] = []
+    value: list[int] = []
     cell_cons: dict[Any, list[int]] = {}
-    for i in range(len(rows)):
-        for c in cells[i]:
+    for i, (row, v, _) in enumerate(rows):
+        s = set(row)
+        cells.append(s)
+        value.append(v)
+        if len(s) != len(row):  # a cell written twice counts once
+            row = tuple(s)
+        for c in row:
             got = cell_cons.get(c)
             if got is None:
                 cell_cons[c] = [i]
