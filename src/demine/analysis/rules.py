@@ -237,45 +237,54 @@ def number_rule(constraints: Sequence[Constraint]) -> tuple[dict[int, int], list
     mine, 0 safe; the same cells decided in the same order) and the constraints left over the
     undecided cells. Raises :class:`InconsistentPosition` where it does, without naming the
     numbers (for a search that only needs to know)."""
-    rows: Sequence[tuple[tuple[Any, ...], Any, Any]] = constraints  # (as in Propagator)
-    cells: list[set[Any]] = []
+    # (read as objects: see Propagator; no set per row: a row's cells are read from its tuple,
+    # and what is left of it is its cells not decided, counted in ``size``)
+    rows: Sequence[tuple[tuple[Any, ...], Any, Any]] = constraints
+    own: list[tuple[Any, ...]] = []  # each row's cells, once each
+    size: list[int] = []  # how many of them are not decided
     value: list[int] = []
     cell_cons: dict[Any, list[int]] = {}
     for i, (row, v, _) in enumerate(rows):
-        s = set(row)
-        cells.append(s)
-        value.append(v)
-        if len(s) != len(row):  # a cell written twice counts once
-            row = tuple(s)
+        twice = False
         for c in row:
             got = cell_cons.get(c)
             if got is None:
                 cell_cons[c] = [i]
-            else:
+            elif got[-1] != i:
                 got.append(i)
+            else:
+                twice = True  # a cell written twice counts once
+        if twice:
+            row = tuple(set(row))
+        own.append(row)
+        size.append(len(row))
+        value.append(v)
     decided: dict[int, int] = {}
     queue = list(range(len(rows)))
     queued = [True] * len(rows)
     while queue:
         i = queue.pop()
         queued[i] = False
-        cs, v = cells[i], value[i]
-        if v < 0 or v > len(cs):
+        n, v = size[i], value[i]
+        if v < 0 or v > n:
             raise InconsistentPosition("these numbers cannot all hold", ())
-        if cs and (v == 0 or v == len(cs)):
+        if n and (v == 0 or v == n):
             val = 1 if v else 0
-            for c in sorted(cs):
-                old = decided.get(c)
-                if old is not None:
-                    if old != val:
-                        raise InconsistentPosition("these numbers cannot all hold", ())
-                    continue
+            row = own[i]
+            todo = list(row) if n == len(row) else [c for c in row if c not in decided]
+            todo.sort()
+            for c in todo:  # (each not decided, once)
                 decided[c] = val
-                for j in cell_cons.get(c, ()):
-                    cells[j].discard(c)
+                for j in cell_cons[c]:
+                    size[j] -= 1
                     value[j] -= val
                     if not queued[j]:
                         queued[j] = True
                         queue.append(j)
-    rest = [(tuple(sorted(cs)), value[i], rows[i][2]) for i, cs in enumerate(cells) if cs]
+    rest: list[Constraint] = []
+    for i, row in enumerate(own):
+        n = size[i]
+        if n:
+            left = sorted(row) if n == len(row) else sorted([c for c in row if c not in decided])
+            rest.append((tuple(left), value[i], rows[i][2]))
     return decided, rest
