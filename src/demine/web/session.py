@@ -86,6 +86,27 @@ def _seed_text(seed: int | str | None) -> str | None:
     return None if seed is None else str(seed)
 
 
+def settled(obj: Any) -> Any:
+    """``obj`` (JSON-like: the hints kept with a game) with each list made a tuple, its dicts
+    changed in place; the same JSON. A tuple of numbers, strings and None is left out of the
+    cycle collector's scans after its first one, a list never is: the hints kept with each game
+    in memory (on an expert board a 480-number list of chances and ``[row, col]`` pairs for the
+    safe cells, the mines and each reason's numbers: about 60 lists a game, 30,000 with 500
+    games) were most of what each full collection walked, and one such collection held the
+    event loop for 35 ms of CPU (90-110 ms on a busy machine) in the abuse benchmark (research
+    log 12, part l). A list of lists or dicts is told by its first item (the hints' lists are
+    all of one kind)."""
+    if type(obj) is list:
+        if obj and type(obj[0]) in (list, dict):
+            return tuple(settled(x) for x in obj)
+        return tuple(obj)
+    if type(obj) is dict:
+        for k, v in obj.items():
+            if type(v) in (list, dict):
+                obj[k] = settled(v)
+    return obj
+
+
 @dataclass(eq=False)
 class Session:
     """A game being served: the engine's game and the times the page shows."""
@@ -132,7 +153,9 @@ class Session:
 
     def keep_hints(self, moves: int, hints: dict[str, Any], size: int | None = None) -> None:
         """Keep the hints of the position after ``moves`` moves (counted in :meth:`weight`, as
-        their :func:`~demine.web.hints.approx_bytes`; ``size``: that figure when made already)."""
+        their :func:`~demine.web.hints.approx_bytes`; ``size``: that figure when made already).
+        Their lists become tuples, in place (:func:`settled`)."""
+        settled(hints)
         self.hints_cache = (moves, hints)
         self._extra["hints"] = approx_bytes(hints) if size is None else size
 
