@@ -15,7 +15,9 @@ from demine.analysis import Analysis, Limit, analyze
 from demine.analysis.constraints import position_system
 from demine.analysis.exact import CountCache
 from demine.analysis.incremental import Frame
+from demine.analysis.parts import _own_lowest
 from demine.analysis.rules import Propagator, number_rule
+from demine.analysis.totals import weights_with_total
 from demine.engine.game import Game
 from demine.engine.position import COVERED
 from demine.players.best.survive import survive_one
@@ -34,6 +36,8 @@ def _check(frame: Frame, after: Position, cell: int) -> Frame | None:
             frame.survival_after(cell, after.states[cell])
         return None
     derived = frame.after(after, cell)
+    # the very pair of comparing each chance in turn (the boxes' first lowest found apart)
+    assert frame.after(after, cell).lowest() == _lowest_in_turn(frame.after(after, cell))
     # the lowest chance of a mine and the count first (the look-ahead's order), the analysis
     # after them on the same frame, and the survival of another frame of the same position
     z, n, d = derived.lowest()
@@ -63,6 +67,40 @@ def _check(frame: Frame, after: Position, cell: int) -> Frame | None:
     assert (z, Fraction(n, d)) == (want.solutions, want.min_probability())
     assert (lazy.position.states, lazy.position.mines) == (after.states, after.mines)
     return derived
+
+
+def _lowest_in_turn(frame: Frame) -> tuple[int, int, int]:
+    """:meth:`Frame.lowest` comparing every chance with the best so far, in the frame's order
+    (its parts with one mine total, then each box of the others, then the cells off the
+    frontier): the first lowest chance met, as its pair."""
+    if 0 in frame.decided.values():
+        return frame._count(None), 0, 1
+    left, polys, pre, num, z = frame._totals(None)
+    best = (1, 1)
+    multi = []
+    for i, p in enumerate(frame.parts):
+        low = _own_lowest(p.counted)
+        if low[0] < 0:
+            multi.append(i)
+        elif low[0] == 0:
+            return z, 0, 1
+        elif low[0] * best[1] < best[0] * low[1]:
+            best = low
+    Rs = weights_with_total(polys, pre, frame.n_off, left, None, multi) if multi else []
+    chances = []
+    for k, i in enumerate(multi):
+        M = frame.parts[i].weighted(Rs[k])
+        chances += [
+            (m, len(cells) * z) for m, cells in zip(M, frame.parts[i].counted.comp.boxes, strict=True)
+        ]
+    if frame.n_off:
+        chances.append((num, z))
+    for n, d in chances:
+        if n == 0:
+            return z, 0, 1
+        if n * best[1] < best[0] * d:
+            best = (n, d)
+    return z, best[0], best[1]
 
 
 def _same(got: Analysis, want: Analysis) -> None:

@@ -479,22 +479,33 @@ class Frame:
             parts = [self.parts[i] for i in multi]
             Rs = weights_with_total(polys, pre, self.n_off, left, deadline, multi) if multi else []
             weighed = [parts[i].weighted(Rs[i]) for i in range(len(parts))]
-        # (index loops: compiled, a zip with ``strict`` is a generic call)
+        # The boxes' chances are m / (len(cells) * z), one z for all: the first lowest box is
+        # found comparing m * len (products of a large and a small number, where m * best_d
+        # multiplied two large ones), then against the best before them (the same pair as
+        # comparing each box in turn: the first lowest chance met). (index loops: compiled, a
+        # zip with ``strict`` is a generic call)
+        box_m, box_len = -1, 1
         for i in range(len(parts)):
             M = weighed[i]
             boxes = parts[i].counted.comp.boxes
             for b in range(len(M)):
                 m = M[b]
-                cells = boxes[b]
                 if m == 0:
                     return z, 0, 1
-                d = len(cells) * z
-                if m * best_d < best_n * d:
-                    best_n, best_d = m, d
+                size = len(boxes[b])
+                if box_m < 0 or m * box_len < box_m * size:
+                    box_m, box_len = m, size
+        from_box = False
+        if box_m >= 0:
+            d = box_len * z
+            if box_m * best_d < best_n * d:
+                best_n, best_d = box_m, d
+                from_box = True
         if self.n_off:
             if num == 0:
                 return z, 0, 1
-            if num * best_d < best_n * z:
+            # (against a box's chance: num / z < box_m / (box_len * z))
+            if (num * box_len < box_m) if from_box else (num * best_d < best_n * z):
                 best_n, best_d = num, z
         return z, best_n, best_d
 
