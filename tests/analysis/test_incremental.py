@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from demine import InconsistentPosition, Position
 from demine.analysis import Analysis, Limit, analyze
 from demine.analysis.constraints import position_system
-from demine.analysis.exact import CountCache
+from demine.analysis.exact import CountCache, marginals
 from demine.analysis.incremental import Frame
-from demine.analysis.parts import _own_lowest
+from demine.analysis.parts import Part, _own_lowest
 from demine.analysis.rules import Propagator, number_rule
 from demine.analysis.totals import weights_with_total
 from demine.engine.game import Game
@@ -225,3 +225,26 @@ def test_a_cell_written_twice_in_a_constraint_counts_once(rows: list[tuple[list[
         )
         got.append((prop.decided, sorted(prop.remaining()), lean[0], sorted(lean[1])))
     assert got[0] == got[1]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**9))
+def test_a_part_weighs_its_boxes_as_the_backward_pass(seed: int) -> None:
+    # weights with a large common factor (a part's first weighing divides it out and multiplies
+    # it back), without one, and all 0: the backward pass's integers, first and later weighings
+    rng = random.Random(seed)
+    made = small_consistent_position(rng)
+    if made is None:
+        return
+    p, system = made
+    root = Frame.root(system, p, {}, Limit())
+    for part in root.parts:
+        n = len(part.counted.W)
+        for R in (
+            [rng.randrange(50) * 3**200 * 7**90 for _ in range(n)],
+            [rng.randrange(10**30) for _ in range(n)],
+            [0] * n,
+        ):
+            want = marginals(part.counted, R)[0]
+            assert Part(part.cons, part.counted).weighted(R) == want
+            assert part.weighted(R) == want
