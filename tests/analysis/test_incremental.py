@@ -248,3 +248,4 @@ def test_a_part_weighs_its_boxes_as_the_backward_pass(seed: int) -> None:
             want = marginals(part.counted, R)[0]
             assert Part(part.cons, part.counted).weighted(R) == want
             assert part.weighted(R) == want
+            assert part.weighted(R) == want  # (from the tables, from the second on)
