@@ -46,7 +46,7 @@ class Part:
                 # the weights share most of their digits (their greatest common divisor had 316
                 # of 325 bits, median, in 3 expert games): the pass runs on small numbers, its
                 # results multiplied back (the same integers)
-                g = _common(R)
+                g = math.gcd(*R)
                 if g > 1:
                     return [m * g for m in marginals(self.counted, [r // g for r in R])[0]]
                 return marginals(self.counted, R)[0]
@@ -65,17 +65,6 @@ class Part:
                     if m:
                         M[b] += m * r
         return M
-
-
-def _common(R: list[int]) -> int:
-    """The greatest common divisor of ``R``'s numbers (0 when all are 0)."""
-    g = 0
-    for r in R:
-        if r:
-            g = math.gcd(g, r) if g else r
-            if g == 1:
-                break
-    return g
 
 
 def _own_lowest(cnt: Counted) -> tuple[int, int]:

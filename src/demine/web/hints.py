@@ -99,11 +99,33 @@ def approx_bytes(obj: Any) -> int:
     return 200 + len(json.dumps(obj)) * 9 // 5
 
 
+def as_tuples(obj: Any) -> Any:
+    """``obj`` (JSON-like: the hints kept with a game) with each list made a tuple, its dicts
+    changed in place; the same JSON. A tuple of numbers, strings and None is left out of the
+    cycle collector's scans after its first one, a list never is: the hints kept with each game
+    in memory (on an expert board a 480-number list of chances and ``[row, col]`` pairs for the
+    safe cells, the mines and each reason's numbers: about 60 lists a game, 30,000 with 500
+    games) were most of what each full collection walked, and one such collection held the
+    event loop for 35 ms of CPU (90-110 ms on a busy machine) in the abuse benchmark (research
+    log 12, part l). A list of lists or dicts is told by its first item (the hints' lists are
+    all of one kind)."""
+    if type(obj) is list:
+        if obj and type(obj[0]) in (list, dict):
+            return tuple(as_tuples(x) for x in obj)
+        return tuple(obj)
+    if type(obj) is dict:
+        for k, v in obj.items():
+            if type(v) in (list, dict):
+                obj[k] = as_tuples(v)
+    return obj
+
+
 def sized_hints(position: Position, moves: int) -> tuple[dict[str, Any], int]:
     """:func:`quick_hints` of the position after ``moves`` moves (marked ``"moves"``), with their
     :func:`approx_bytes`, both made in the worker: weighed on the server, the hints were encoded
-    once more on its event loop (5% of the loop's time under the abuse benchmark)."""
-    h = quick_hints(position)
+    once more on its event loop (5% of the loop's time under the abuse benchmark); their lists
+    made tuples there too (:func:`as_tuples`, as the server keeps them)."""
+    h = as_tuples(quick_hints(position))
     h["moves"] = moves
     return h, approx_bytes(h)
 

@@ -17,7 +17,7 @@ from demine.analysis.noguess import no_guess_game, no_guess_layout
 from demine.engine.game import Game, Move
 from demine.engine.grid import default_start
 from demine.engine.position import COVERED, FLAG, Position
-from demine.web.hints import _rc, _rows, approx_bytes
+from demine.web.hints import _rc, _rows, approx_bytes, as_tuples
 from demine.web.store import StoredGame
 
 #: The budget of finding a guess-free layout at a no-guess game's first click.
@@ -86,27 +86,6 @@ def _seed_text(seed: int | str | None) -> str | None:
     return None if seed is None else str(seed)
 
 
-def settled(obj: Any) -> Any:
-    """``obj`` (JSON-like: the hints kept with a game) with each list made a tuple, its dicts
-    changed in place; the same JSON. A tuple of numbers, strings and None is left out of the
-    cycle collector's scans after its first one, a list never is: the hints kept with each game
-    in memory (on an expert board a 480-number list of chances and ``[row, col]`` pairs for the
-    safe cells, the mines and each reason's numbers: about 60 lists a game, 30,000 with 500
-    games) were most of what each full collection walked, and one such collection held the
-    event loop for 35 ms of CPU (90-110 ms on a busy machine) in the abuse benchmark (research
-    log 12, part l). A list of lists or dicts is told by its first item (the hints' lists are
-    all of one kind)."""
-    if type(obj) is list:
-        if obj and type(obj[0]) in (list, dict):
-            return tuple(settled(x) for x in obj)
-        return tuple(obj)
-    if type(obj) is dict:
-        for k, v in obj.items():
-            if type(v) in (list, dict):
-                obj[k] = settled(v)
-    return obj
-
-
 @dataclass(eq=False)
 class Session:
     """A game being served: the engine's game and the times the page shows."""
@@ -154,8 +133,9 @@ class Session:
     def keep_hints(self, moves: int, hints: dict[str, Any], size: int | None = None) -> None:
         """Keep the hints of the position after ``moves`` moves (counted in :meth:`weight`, as
         their :func:`~demine.web.hints.approx_bytes`; ``size``: that figure when made already).
-        Their lists become tuples, in place (:func:`settled`)."""
-        settled(hints)
+        Their lists become tuples, in place (:func:`~demine.web.hints.as_tuples`; already so when
+        made by :func:`~demine.web.hints.sized_hints`)."""
+        as_tuples(hints)
         self.hints_cache = (moves, hints)
         self._extra["hints"] = approx_bytes(hints) if size is None else size
 
