@@ -87,14 +87,26 @@ def all_but_one(
     the others, from the prefix products ``pre`` (:class:`OverBudget` past ``deadline``: with many
     components of huge counts this is the costliest step of an analysis). The suffix products
     are made only as far back as the first index asked for."""
-    first = 0 if only is None else min(only, default=len(polys))
+    # (loops, not ``min`` with a default, ``reversed`` and a comprehension over either of two
+    # iterables: compiled, each of those is a generic call)
+    n = len(polys)
+    first = 0 if only is None else n
+    if only is not None:
+        for i in only:
+            if i < first:
+                first = i
     suf = [[1]]  # (then suf[j - first]: the product of polys[j:])
-    for W in reversed(polys[first:]):
-        suf.append(_convolve(suf[-1], W, deadline))
+    for j in range(n - 1, first - 1, -1):
+        suf.append(_convolve(suf[-1], polys[j], deadline))
     suf.reverse()
-    return [
-        _convolve(pre[i], suf[i + 1 - first], deadline) for i in (range(len(polys)) if only is None else only)
-    ]
+    out = []
+    if only is None:
+        for i in range(n):
+            out.append(_convolve(pre[i], suf[i + 1 - first], deadline))
+    else:
+        for i in only:
+            out.append(_convolve(pre[i], suf[i + 1 - first], deadline))
+    return out
 
 
 def _convolve(a: list[int], b: list[int], deadline: float | None = None) -> list[int]:
@@ -105,7 +117,8 @@ def _convolve(a: list[int], b: list[int], deadline: float | None = None) -> list
         if x:
             for j, y in enumerate(b):
                 if y:
-                    out[i + j] += x * y
+                    # (not ``out[i + j] += ...``: compiled, an item's augmented sum is a generic one)
+                    out[i + j] = out[i + j] + x * y
     return out
 
 
