@@ -616,3 +616,31 @@ def test_the_totals_weigh_off_cells_by_binomials(seed: int) -> None:
         for t, w in enumerate(polys[i]):
             want = sum(o * c(n_off, left - t - u) for u, o in enumerate(others)) if w else 0
             assert R[t] == want
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10**9))
+def test_a_cached_count_lends_its_order_to_the_same_structure(seed: int) -> None:
+    # _count_cached: a component met again with other values is counted in the order made for
+    # the first (any order counts the same): the same counts and weighted mine counts as its own
+    from demine.analysis.constraints import Component
+    from demine.analysis.exact import marginals
+
+    rng = random.Random(seed)
+    cons = []
+    for i in range(rng.randrange(2, 8)):
+        cells = tuple(sorted(rng.sample(range(14), rng.randrange(1, 6))))
+        cons.append((cells, rng.randrange(0, len(cells) + 1), 100 + i))
+    for comp in components(cons):
+        cache: CountCache = {}
+        first = _count_cached(comp, comp.cells, None, 10**6, cache)
+        values = [rng.randrange(0, sum(len(comp.boxes[b]) for b in bs) + 1) for bs in comp.cons_boxes]
+        other = Component(comp.boxes, comp.box_cons, values, comp.cons_label, comp.cons_boxes)
+        left = rng.randrange(0, comp.cells + 2)
+        got = _count_cached(other, left, None, 10**6, cache)
+        if len(comp.boxes) > 1:
+            assert got.order is first.order
+        want = count_component(other, left, None, 10**6)
+        assert got.W == want.W
+        R = [rng.randrange(0, 1 << rng.choice((3, 70))) for _ in want.W]
+        assert marginals(got, R) == marginals(want, R)

@@ -130,12 +130,24 @@ def _count_cached(
     order: list[int] | None = None,
 ) -> Counted:
     """:func:`count_component`, or the count of an identical component (same boxes, constraints and
-    values) made earlier with as many mines allowed (or both at least its cells: the same count)."""
+    values) made earlier with as many mines allowed (or both at least its cells: the same count).
+    Without ``order``, a count of the same structure made earlier (other values, or mines allowed)
+    lends its elimination order (any order counts the same; :class:`~demine.analysis.order.Piece`
+    shares one so too): the order is kept in ``cache`` under the structure alone."""
     most = min(max_mines, comp.cells)  # (past its cells the cap never binds)
-    key = (tuple(comp.boxes), tuple(map(tuple, comp.box_cons)), tuple(comp.cons_value), most)
+    boxes = tuple(comp.boxes)
+    links = tuple(map(tuple, comp.box_cons))
+    key = (boxes, links, tuple(comp.cons_value), most)
     got = cache.get(key)
     if got is None:
+        shape = (boxes, links)
+        if order is None and len(boxes) > 1:
+            like = cache.get(shape)
+            if like is not None:
+                order = like.order
         got = cache[key] = count_component(comp, max_mines, deadline, state_cap, order)
+        if shape not in cache:
+            cache[shape] = got
     return got
 
 
