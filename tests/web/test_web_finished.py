@@ -195,3 +195,30 @@ def test_an_analysis_is_encoded_where_it_is_computed() -> None:
         assert r.content == finished.encode(analysis_board(text, None, False, SCRIPT.guess_limit))
         bad = client.post("/api/analyze", json={"text": "3x1x1\n1HQ"})  # (raised in the worker)
         assert bad.status_code == 400 and "line 2, column 3" in bad.json()["error"]
+
+
+def test_a_finished_games_layout_leaves_the_collector_nothing_to_walk() -> None:
+    # (its mines were kept as [row, col] lists and a set while the game stayed in memory: every
+    # full collection walked them, 5,000 pairs for the abuse benchmark's long game, research log
+    # 12 part m)
+    import gc
+
+    service = Service(limits=SCRIPT)
+    gid = _finished(service, flags=1)  # lost, with a flag left on a safe cell
+    s = service.session(gid)
+    g = s.game
+    view = json.loads(finished.encode(s.view()))
+    assert view["mine_cells"] == [[c // 30, c % 30] for c in g.mine_cells()]
+    flagged = [c for c, v in enumerate(g.position().states) if v == 10]
+    assert len(flagged) == 1 and view["wrong_flags"] == [[flagged[0] // 30, flagged[0] % 30]]
+    assert json.loads(service.replay_bytes(gid, 1))["mine_cells"] == view["mine_cells"]
+    gc.collect()
+    gc.collect()
+    assert s._final is not None
+    todo, walked = list(s._final), 0
+    while todo:
+        x = todo.pop()
+        walked += gc.is_tracked(x)
+        if isinstance(x, (list, tuple)):
+            todo.extend(x)
+    assert walked == 0  # (99 pairs and a set before)

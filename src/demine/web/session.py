@@ -114,7 +114,7 @@ class Session:
     frames: dict[int, Game] = field(default_factory=dict, repr=False)
     """Copies of a finished game's board after every ``step`` moves, for replays (their move
     lists left empty: only the board is needed)."""
-    _final: tuple[frozenset[int], list[list[int]], int | None] | None = field(default=None, repr=False)
+    _final: tuple[bytes, tuple[tuple[int, int], ...], int | None] | None = field(default=None, repr=False)
     """A finished game's layout as :meth:`_layout` gives it, once made."""
     _mines_json: bytes | None = field(default=None, repr=False)
     """A finished game's ``mine_cells`` as the API encodes them, once made (:meth:`mine_cells_json`)."""
@@ -175,20 +175,27 @@ class Session:
                 self.frames[i + 1] = kept
         return board
 
-    def _layout(self) -> tuple[frozenset[int], list[list[int]], int | None]:
-        """The finished game's mines, as a set and as the page's ``[row, col]`` list, and its 3BV:
-        made once (every replay frame of a finished game shows them; on a 100x100 board with
-        5,000 mines they took about half of a frame's time)."""
+    def _layout(self) -> tuple[bytes, tuple[tuple[int, int], ...], int | None]:
+        """The finished game's mines, as a mask (1 at each mine's cell) and as the page's
+        ``[row, col]`` pairs, and its 3BV: made once (every replay frame of a finished game shows
+        them; on a 100x100 board with 5,000 mines they took about half of a frame's time). The
+        pairs are tuples and the mask bytes: a finished game's layout stays in memory while it is
+        replayed, and its 5,000 pairs made as lists (and a set of 5,000 numbers) were walked by
+        every full collection of the cycle collector; a tuple of numbers is left out of its scans
+        after its first one (research log 12, part m)."""
         g = self.game
         if g.placed and g.over and self._final is not None:
             return self._final
         layout = g.mine_cells() if g.placed else []
         w = g.width
-        out = (frozenset(layout), [[c // w, c % w] for c in layout], g.bbbv() if g.placed else None)
+        mask = bytearray(w * g.height)
+        for c in layout:
+            mask[c] = 1
+        out = (bytes(mask), tuple((c // w, c % w) for c in layout), g.bbbv() if g.placed else None)
         if g.placed and g.over:
             self._final = out
-            # (+ the openings the game keeps for its frames' solved_bbbv: 4 bytes a cell)
-            self._extra["layout"] = 120 * len(layout) + 64 + 4 * g.width * g.height
+            # (+ the mask and the openings the game keeps for its frames' solved_bbbv: 1 + 4 bytes a cell)
+            self._extra["layout"] = 64 * len(layout) + 64 + 5 * g.width * g.height
         return out
 
     def mine_cells_json(self) -> bytes:
@@ -272,7 +279,7 @@ class Session:
         if over:
             layout, shown, bbbv = self._layout()
             out["mine_cells"] = shown
-            out["wrong_flags"] = [_rc(w, c) for c, v in enumerate(p.states) if v == FLAG and c not in layout]
+            out["wrong_flags"] = [_rc(w, c) for c, v in enumerate(p.states) if v == FLAG and not layout[c]]
             out["exploded"] = None if g.exploded is None else _rc(w, g.exploded)
             out["bbbv"] = bbbv
             out["seed"] = _seed_text(self.game.seed)
