@@ -318,25 +318,44 @@ def constraint_system(
     return System(unknown, out, mines)
 
 
-@dataclass(slots=True)
 class Component:
-    """Boxes linked by shared constraints."""
+    """Boxes linked by shared constraints. (A plain class, not a dataclass: compiled, a
+    dataclass's ``__init__`` is the interpreted code the dataclass decorator makes.)"""
 
-    boxes: list[tuple[int, ...]]
-    """The cells of each box."""
-    box_cons: list[list[int]]
-    """For each box, the local indices of its constraints."""
-    cons_value: list[int]
-    """Each constraint's value."""
-    cons_label: list[int]
-    """Each constraint's label."""
-    cons_boxes: list[list[int]] = field(default_factory=list)
-    """For each constraint, its boxes."""
+    __slots__ = ("box_cons", "boxes", "cons_boxes", "cons_label", "cons_value")
+
+    def __init__(
+        self,
+        boxes: list[tuple[int, ...]],
+        box_cons: list[list[int]],
+        cons_value: list[int],
+        cons_label: list[int],
+        cons_boxes: list[list[int]] | None = None,
+    ) -> None:
+        self.boxes = boxes
+        """The cells of each box."""
+        self.box_cons = box_cons
+        """For each box, the local indices of its constraints."""
+        self.cons_value = cons_value
+        """Each constraint's value."""
+        self.cons_label = cons_label
+        """Each constraint's label."""
+        self.cons_boxes: list[list[int]] = [] if cons_boxes is None else cons_boxes
+        """For each constraint, its boxes."""
+
+    def __repr__(self) -> str:
+        return (
+            f"Component(boxes={self.boxes!r}, box_cons={self.box_cons!r}, cons_value={self.cons_value!r}, "
+            f"cons_label={self.cons_label!r}, cons_boxes={self.cons_boxes!r})"
+        )
 
     @property
     def cells(self) -> int:
         """Cells in the component."""
-        return sum(len(b) for b in self.boxes)
+        n = 0
+        for b in self.boxes:
+            n += len(b)
+        return n
 
 
 def components(
@@ -344,65 +363,89 @@ def components(
 ) -> list[Component]:
     """Group the constrained cells into boxes and split them into independent components.
 
-    O(total constraint size) with a union-find over constraints.
+    A cell's constraints are a bit mask over the constraints' indices (a box is the cells of one
+    mask: a cell written twice in a constraint counts once); the components are the masks' unions
+    of boxes that share a bit. Components in the order of their first box, boxes in the order of
+    their first cell met (the constraints in turn, each one's cells in its order), each
+    component's constraints in the order its boxes first name them (each box's lowest first).
     """
-    # (the cells as objects, typed Any, for the dictionaries: a number made from the compiled
-    # code's integer is a new object past 256; the union-find's lookups inline, not a closure)
-    cell_cons: dict[Any, list[int]] = {}
+    # (the cells as objects, typed Any, for the dictionary: a number made from the compiled
+    # code's integer is a new object past 256)
+    mask_of: dict[Any, int] = {}
     for i in range(len(constraints)):
+        bit = 1 << i
         cells: Sequence[Any] = constraints[i][0]
         for c in cells:
-            got = cell_cons.get(c)
-            if got is None:
-                cell_cons[c] = [i]
-            else:
-                got.append(i)
-    parent = list(range(len(constraints)))
-    boxes: dict[tuple[int, ...], list[Any]] = {}
-    for c, cs in cell_cons.items():
-        key = tuple(cs)
-        got = boxes.get(key)
+            mask_of[c] = mask_of.get(c, 0) | bit
+    boxes: dict[int, list[Any]] = {}
+    for c, m in mask_of.items():
+        got = boxes.get(m)
         if got is None:
-            boxes[key] = [c]
+            boxes[m] = [c]
         else:
             got.append(c)
-        r0 = cs[0]
-        while parent[r0] != r0:
-            parent[r0] = parent[parent[r0]]
-            r0 = parent[r0]
-        for k in range(1, len(cs)):
-            r = cs[k]
-            while parent[r] != r:
-                parent[r] = parent[parent[r]]
-                r = parent[r]
-            if r != r0:
-                parent[r] = r0
-    groups: dict[int, list[tuple[int, ...]]] = {}
-    for key in boxes:
-        r = key[0]
-        while parent[r] != r:
-            parent[r] = parent[parent[r]]
-            r = parent[r]
-        groups.setdefault(r, []).append(key)
+    # the components' masks (disjoint): a box joins every one it shares a constraint with
+    joined: list[int] = []
+    for m in boxes:
+        merged = m
+        k = 0
+        while k < len(joined):
+            j = joined[k]
+            if j & m:
+                merged |= j
+                joined[k] = joined[-1]
+                joined.pop()
+            else:
+                k += 1
+        joined.append(merged)
+    # each component's boxes (their masks), components in the order of their first box
+    where = [-1] * len(joined)
+    groups: list[list[int]] = []
+    for m in boxes:
+        g = 0
+        while not joined[g] & m:
+            g += 1
+        at = where[g]
+        if at < 0:
+            where[g] = len(groups)
+            groups.append([m])
+        else:
+            groups[at].append(m)
+    local = [0] * len(constraints)
     out = []
-    for keys in groups.values():
-        local: dict[int, int] = {}
-        comp = Component([], [], [], [])
-        for key in keys:
-            for ci in key:
-                if ci not in local:
-                    local[ci] = len(comp.cons_value)
-                    comp.cons_value.append(constraints[ci][1])
-                    comp.cons_label.append(constraints[ci][2])
-                    comp.cons_boxes.append([])
-        for key in keys:
-            b = len(comp.boxes)
-            comp.boxes.append(tuple(sorted(boxes[key])))
-            lc = [local[ci] for ci in key]
-            comp.box_cons.append(lc)
-            for ci in lc:
-                comp.cons_boxes[ci].append(b)
-        out.append(comp)
+    for keys in groups:
+        values: list[int] = []
+        labels: list[int] = []
+        cons_boxes: list[list[int]] = []
+        seen = 0
+        for m in keys:
+            new = m & ~seen
+            seen |= new
+            while new:  # (its new constraints, lowest first)
+                low = new & -new
+                new ^= low
+                ci = low.bit_length() - 1
+                local[ci] = len(values)
+                values.append(constraints[ci][1])
+                labels.append(constraints[ci][2])
+                cons_boxes.append([])
+        box_list: list[tuple[int, ...]] = []
+        box_cons: list[list[int]] = []
+        for m in keys:
+            b = len(box_list)
+            cells_m = boxes[m]
+            cells_m.sort()
+            box_list.append(tuple(cells_m))
+            lc = []
+            rest = m
+            while rest:
+                low = rest & -rest
+                rest ^= low
+                li = local[low.bit_length() - 1]
+                lc.append(li)
+                cons_boxes[li].append(b)
+            box_cons.append(lc)
+        out.append(Component(box_list, box_cons, values, labels, cons_boxes))
     return out
 
 
