@@ -21,24 +21,23 @@ class OverBudget(Exception):
 
 def greedy_order(comp: Component, start: int | None = None, deadline: float | None = None) -> list[int]:
     """A greedy elimination order: next, the box that leaves the fewest constraints open; on ties,
-    the one whose open constraints are nearest to closing. Raises :class:`OverBudget` past
-    ``deadline`` (a ``time.perf_counter()`` value): on a huge component the ordering alone can
-    take seconds."""
+    the one whose open constraints are nearest to closing (then the lowest box). Raises
+    :class:`OverBudget` past ``deadline`` (a ``time.perf_counter()`` value): on a huge component
+    the ordering alone can take seconds."""
     nb = len(comp.boxes)
-    left = [len(bs) for bs in comp.cons_boxes]  # unprocessed boxes per constraint
-    done = [False] * nb
-    open_: set[int] = set()
-    order: list[int] = []
     box_cons = comp.box_cons
     cons_boxes = comp.cons_boxes
+    left = [len(bs) for bs in cons_boxes]  # unprocessed boxes per constraint
+    is_open = [False] * len(cons_boxes)
+    done = [False] * nb
+    # the candidates: the boxes not done of the open constraints, kept as constraints open (a
+    # constraint closes only when all its boxes are done); flags and lists, no set per step
+    listed = [False] * nb
+    cand: list[int] = []
+    order: list[int] = []
     while len(order) < nb:
         if deadline is not None and len(order) % CLOCK_EVERY == 0 and time.perf_counter() > deadline:
             raise OverBudget
-        cand: set[int] = set()
-        for c in open_:
-            for b in cons_boxes[c]:
-                if not done[b]:
-                    cand.add(b)
         if not cand:
             if start is not None and not order:
                 best = start
@@ -56,17 +55,19 @@ def greedy_order(comp: Component, start: int | None = None, deadline: float | No
                             best, fewest = b, links
         else:
             # the least (opened - closed, near, box): compared item by item as tuples compare
-            # (compiled, a tuple key was made and compared as objects for every candidate)
+            # (the candidates' order does not matter: the box breaks every tie)
             best = -1
+            at = 0
             best_d = 0
             best_near = 0.0
-            for b in cand:
+            for k in range(len(cand)):
+                b = cand[k]
                 opened = closed = 0
                 near = 0.0
                 for c in box_cons[b]:
                     if left[c] == 1:
                         closed += 1
-                    elif c not in open_:
+                    elif not is_open[c]:
                         opened += 1
                     else:
                         near -= 1.0 / left[c]
@@ -76,15 +77,22 @@ def greedy_order(comp: Component, start: int | None = None, deadline: float | No
                     or d < best_d
                     or (d == best_d and (near < best_near or (near == best_near and b < best)))
                 ):
-                    best, best_d, best_near = b, d, near
+                    best, best_d, best_near, at = b, d, near, k
+            cand[at] = cand[-1]
+            cand.pop()
         done[best] = True
         order.append(best)
         for c in box_cons[best]:
-            left[c] -= 1
-            if left[c] == 0:
-                open_.discard(c)
-            else:
-                open_.add(c)
+            n = left[c] - 1
+            left[c] = n
+            if n == 0:
+                is_open[c] = False
+            elif not is_open[c]:
+                is_open[c] = True
+                for b in cons_boxes[c]:
+                    if not done[b] and not listed[b]:
+                        listed[b] = True
+                        cand.append(b)
     return order
 
 
@@ -92,20 +100,35 @@ def _order_cost(comp: Component, order: list[int]) -> int:
     """An estimate of the states an order creates: per step, the product over open constraints
     of the values each could still take."""
     left = [len(bs) for bs in comp.cons_boxes]
-    open_: set[int] = set()
+    is_open = [False] * len(left)
+    # the product kept as constraints open and close (a factor 0 counted apart: the product is
+    # then 0, and it cannot be divided out)
+    prod = 1
+    zeros = 0
     total = 0
     values = comp.cons_value
+    box_cons = comp.box_cons
     for b in order:
-        for c in comp.box_cons[b]:
-            left[c] -= 1
-            if left[c] == 0:
-                open_.discard(c)
-            else:
-                open_.add(c)
-        prod = 1
-        for c in open_:
-            prod *= min(values[c], 4) + 1
-        total += prod
+        for c in box_cons[b]:
+            n = left[c] - 1
+            left[c] = n
+            if n == 0:
+                if is_open[c]:
+                    is_open[c] = False
+                    f = min(values[c], 4) + 1
+                    if f == 0:
+                        zeros -= 1
+                    else:
+                        prod //= f
+            elif not is_open[c]:
+                is_open[c] = True
+                f = min(values[c], 4) + 1
+                if f == 0:
+                    zeros += 1
+                else:
+                    prod *= f
+        if not zeros:
+            total += prod
     return total
 
 
@@ -157,7 +180,8 @@ def plan_slots(comp: Component, order: list[int]) -> Slots:
         s = sizes[b]
         items: list[tuple[int, bool, int, int]] = []
         for c in comp.box_cons[b]:
-            cap[c] -= s
+            cp = cap[c] - s  # (compiled: ``-=`` on an item is a generic call)
+            cap[c] = cp
             new = c not in slot
             if new:
                 if free:
@@ -165,7 +189,7 @@ def plan_slots(comp: Component, order: list[int]) -> Slots:
                 else:
                     slot[c] = used
                     used += 1
-            items.append((slot[c], new, cap[c], c))
+            items.append((slot[c], new, cp, c))
         raw.append((s, tuple(items)))  # (tuples: a kept plan leaves the collector's sight)
         for _, _, cp, c in items:
             if cp == 0:
