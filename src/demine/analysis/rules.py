@@ -110,7 +110,7 @@ class Propagator:
         self.paired = False
         for i in self.cell_cons.get(cell, ()):
             self.cells[i].discard(cell)
-            self.value[i] -= value
+            self.value[i] = self.value[i] - value  # (compiled: ``-=`` on an item is a generic call)
             self.involved[i].update(reason.numbers)
             if not self._queued[i]:
                 self._queued[i] = True
@@ -276,8 +276,8 @@ def number_rule(constraints: Sequence[Constraint]) -> tuple[dict[int, int], list
             for c in todo:  # (each not decided, once)
                 decided[c] = val
                 for j in cell_cons[c]:
-                    size[j] -= 1
-                    value[j] -= val
+                    size[j] = size[j] - 1  # (compiled: ``-=`` on an item is a generic call)
+                    value[j] = value[j] - val
                     if not queued[j]:
                         queued[j] = True
                         queue.append(j)
@@ -285,6 +285,14 @@ def number_rule(constraints: Sequence[Constraint]) -> tuple[dict[int, int], list
     for i, row in enumerate(own):
         n = size[i]
         if n:
-            left = sorted(row) if n == len(row) else sorted([c for c in row if c not in decided])
-            rest.append((tuple(left), value[i], rows[i][2]))
+            if n == len(row):
+                # untouched: its own tuple when its cells are in order already (as a position's
+                # are), not a sorted copy
+                k = 1
+                while k < n and row[k - 1] < row[k]:
+                    k += 1
+                kept = row if k >= n else tuple(sorted(row))
+            else:
+                kept = tuple(sorted([c for c in row if c not in decided]))
+            rest.append((kept, value[i], rows[i][2]))
     return decided, rest
