@@ -644,3 +644,26 @@ def test_a_cached_count_lends_its_order_to_the_same_structure(seed: int) -> None
         assert got.W == want.W
         R = [rng.randrange(0, 1 << rng.choice((3, 70))) for _ in want.W]
         assert marginals(got, R) == marginals(want, R)
+
+
+def test_the_totals_are_kept_by_their_arguments() -> None:
+    # weights_with_total and off_weights keep small results by their arguments: a call again
+    # hands out the same lists; other indices, counts, off cells or mines are other results
+    from demine.analysis.totals import weights_with_total
+
+    rng = random.Random(3)
+    for _ in range(300):
+        polys = [
+            [rng.randrange(0, 9) for _ in range(rng.randrange(1, 5))] for _ in range(rng.randrange(1, 5))
+        ]
+        pre = prefix_products(polys)
+        n_off, left = rng.randrange(0, 30), rng.randrange(0, 30)
+        full = weights_with_total(polys, pre, n_off, left)
+        assert weights_with_total([list(W) for W in polys], pre, n_off, left) is full
+        only = sorted(rng.sample(range(len(polys)), rng.randrange(0, len(polys) + 1)))
+        assert weights_with_total(polys, pre, n_off, left, None, only) == [full[i] for i in only]
+        more = weights_with_total(polys, pre, n_off + 1, left)
+        assert more == weights_with_total(polys, pre, n_off + 1, left) and more is not full
+        got = off_weights(pre[-1], n_off, left)
+        assert off_weights(list(pre[-1]), n_off, left) is got
+        assert off_weights(pre[-1], n_off, left + 1)[1] == layouts(polys, n_off, left + 1)

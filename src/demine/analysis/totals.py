@@ -122,6 +122,18 @@ def _convolve(a: list[int], b: list[int], deadline: float | None = None) -> list
     return out
 
 
+#: :func:`weights_with_total`'s and :func:`off_weights`' results by their arguments, for the
+#: totals of at most :data:`_KEPT_LEN` items and at most :data:`_KEPT_OFF` cells off the frontier
+#: (each result a few small lists then); emptied when they hold :data:`_KEPT` results. About
+#: half of their calls in expert games of ``best`` repeat an earlier one (a frame's parts and
+#: off cells recur in other frames of a search and in the next move's search).
+_WEIGHTS: Final[dict[tuple[object, ...], list[list[int]]]] = {}
+_OFF: Final[dict[tuple[object, ...], tuple[int, int]]] = {}
+_KEPT: Final = 2048
+_KEPT_LEN: Final = 64
+_KEPT_OFF: Final = 600
+
+
 def weights_with_total(
     polys: list[list[int]],
     pre: list[list[int]],
@@ -135,7 +147,31 @@ def weights_with_total(
     the other components and the ``n_off`` cells off the frontier complete a layout of ``left``
     mines when this one holds ``t`` (the weights :func:`marginals` takes under a mine total;
     :class:`OverBudget` past ``deadline``); 0 where the component has no layout with ``t`` mines
-    (never read: no layout weighs it)."""
+    (never read: no layout weighs it). Kept by the arguments when small (the same lists are
+    handed out again: not to be changed by the caller)."""
+    key: tuple[object, ...] | None = None
+    if len(pre[-1]) <= _KEPT_LEN and n_off <= _KEPT_OFF:
+        key = (tuple([tuple(W) for W in polys]), n_off, left, None if only is None else tuple(only))
+        got = _WEIGHTS.get(key)
+        if got is not None:
+            return got
+    out = _weights_with_total(polys, pre, n_off, left, deadline, only)
+    if key is not None:
+        if len(_WEIGHTS) >= _KEPT:
+            _WEIGHTS.clear()
+        _WEIGHTS[key] = out
+    return out
+
+
+def _weights_with_total(
+    polys: list[list[int]],
+    pre: list[list[int]],
+    n_off: int,
+    left: int,
+    deadline: float | None,
+    only: list[int] | None,
+) -> list[list[int]]:
+    """:func:`weights_with_total`, made."""
     # the ways the off cells take the rest when the components hold j mines in all, read by
     # every component (j = t + u < the length of the product of them all)
     rest = comb_row(n_off, left, len(pre[-1]))
@@ -160,9 +196,21 @@ def weights_with_total(
 def off_weights(total_poly: list[int], n_off: int, left: int) -> tuple[int, int]:
     """With the components' layouts by mine count (``total_poly``, the product of them all) and
     ``n_off`` cells off the frontier taking the rest of ``left`` mines: the weight of the layouts
-    with a mine on one given off cell, and of all layouts (0: the total cannot be met)."""
+    with a mine on one given off cell, and of all layouts (0: the total cannot be met). Kept by
+    the arguments when small (see :data:`_OFF`)."""
+    key: tuple[object, ...] | None = None
+    if len(total_poly) <= _KEPT_LEN and n_off <= _KEPT_OFF:
+        key = (tuple(total_poly), n_off, left)
+        got = _OFF.get(key)
+        if got is not None:
+            return got
     # (the first: the layouts of the other off cells with one mine fewer)
-    return _completed(total_poly, n_off - 1, left - 1), _completed(total_poly, n_off, left)
+    out = _completed(total_poly, n_off - 1, left - 1), _completed(total_poly, n_off, left)
+    if key is not None:
+        if len(_OFF) >= _KEPT:
+            _OFF.clear()
+        _OFF[key] = out
+    return out
 
 
 def _completed(total_poly: list[int], n_off: int, left: int) -> int:
