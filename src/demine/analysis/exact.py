@@ -37,7 +37,7 @@ import time
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from itertools import filterfalse
-from typing import Final
+from typing import Final, cast
 
 from demine.analysis.constraints import Component, System, components
 from demine.analysis.order import (
@@ -98,7 +98,7 @@ class Counted:
         comp: Component,
         order: list[int],
         steps: list[Step],
-        layers: list[dict[int, int]],
+        layers: list[dict[object, int]],
         shift_m: int,
         mask: int,
         W: list[int],
@@ -168,12 +168,15 @@ def count_component(
         order = elimination_order(comp, deadline)
     steps, shift_m, bits = plan_steps(comp, order, slots)
     mask = (1 << bits) - 1
-    F: dict[int, int] = {0: 1}
+    # (the states keyed by objects: compiled, an int key is made an object at each lookup, so a
+    # state's key is made one once for its lookup and its store, and read back as an int)
+    F: dict[object, int] = {0: 1}
     layers = []
     stored = 0
     for bin_s, items, lo0, hi0, delta, step in steps:
-        G: dict[int, int] = {}
-        for key, w in F.items():
+        G: dict[object, int] = {}
+        for obj, w in F.items():
+            key = cast(int, obj)
             m = key >> shift_m
             lo = lo0
             hi = hi0 if hi0 < max_mines - m else max_mines - m
@@ -188,7 +191,7 @@ def count_component(
                 continue
             base = key + delta
             for k in range(lo, hi + 1):
-                t = base + k * step
+                t: object = base + k * step
                 G[t] = G.get(t, 0) + w * bin_s[k]  # (compiled: a direct lookup; a bound get is a call)
         layers.append(F)
         stored += len(G)
@@ -198,12 +201,13 @@ def count_component(
             raise OverBudget
         F = G
     top = 0  # (a loop: compiled, ``max`` of a generator with a default is a generic call)
-    for key in F:
-        if key >> shift_m > top:
-            top = key >> shift_m
+    for obj in F:
+        if cast(int, obj) >> shift_m > top:
+            top = cast(int, obj) >> shift_m
     W = [0] * (top + 1)
-    for key, w in F.items():
-        W[key >> shift_m] += w
+    for obj, w in F.items():
+        m = cast(int, obj) >> shift_m
+        W[m] = W[m] + w
     layers.append(F)
     return Counted(comp, order, steps, layers, shift_m, mask, W)
 
@@ -214,13 +218,19 @@ def marginals(cnt: Counted, R: list[int]) -> tuple[list[int], int]:
     shift_m = cnt.shift_m
     mask = cnt.mask
     nR = len(R)
-    G = {key: (R[key >> shift_m] if key >> shift_m < nR else 0) for key in cnt.layers[-1]}
+    # (the states' keys kept as the objects they are, as in count_component: a state's store
+    # takes its key as it was read)
+    G: dict[object, int] = {}
+    for obj in cnt.layers[-1]:
+        m = cast(int, obj) >> shift_m
+        G[obj] = R[m] if m < nR else 0
     M = [0] * len(cnt.comp.boxes)
     for j in range(len(cnt.steps) - 1, -1, -1):
         bin_s, items, lo0, hi0, delta, step = cnt.steps[j]
-        H: dict[int, int] = {}
+        H: dict[object, int] = {}
         num = 0
-        for key, w in cnt.layers[j].items():
+        for obj, w in cnt.layers[j].items():
+            key = cast(int, obj)
             # the same bounds on k as in count_component (inline on purpose: this is the hot loop, and a
             # call per state would cost more than the count itself on small positions)
             lo, hi = lo0, hi0
@@ -241,7 +251,7 @@ def marginals(cnt: Counted, R: list[int]) -> tuple[list[int], int]:
                     g += v
                     mk += k * v
             if g:
-                H[key] = g
+                H[obj] = g
                 if mk:
                     num += w * mk
         M[cnt.order[j]] = num
