@@ -159,11 +159,18 @@ def elimination_order(comp: Component, deadline: float | None = None) -> list[in
     return best
 
 
+#: A step's part of a counting plan that depends on the constraints' values only through the
+#: slots' width (:func:`plan_steps`): the ways to place 0, 1, ... mines in its box, the (shift,
+#: capacity) pairs read from the key, the box's size, the key's step per mine, and the
+#: constraints first met at the step as (shift, capacity, constraint) triples.
+Fixed = tuple[tuple[int, ...], tuple[int, ...], int, int, tuple[int, ...]]
+
 #: A counting plan's part that does not depend on the constraints' values (:func:`plan_slots`):
 #: per step of an elimination order, its box's size and for each of the box's constraints (its
 #: slot, whether it opens here, the cells of it not counted yet after this step, the constraint);
-#: and how many slots there are.
-Slots = tuple[list[tuple[int, tuple[tuple[int, bool, int, int], ...]]], int]
+#: how many slots there are; and :data:`Fixed` steps by slot width, made by :func:`plan_steps`
+#: as the widths are met (the counts of a structure with other values reuse them).
+Slots = tuple[list[tuple[int, tuple[tuple[int, bool, int, int], ...]]], int, dict[int, list[Fixed]]]
 
 
 def plan_slots(comp: Component, order: list[int]) -> Slots:
@@ -194,7 +201,7 @@ def plan_slots(comp: Component, order: list[int]) -> Slots:
         for _, _, cp, c in items:
             if cp == 0:
                 free.append(slot.pop(c))
-    return raw, used
+    return raw, used, {}
 
 
 #: A step's plan (``exact.Counted.steps``): the ways to place 0, 1, ... mines in its box (C(box
@@ -232,25 +239,42 @@ def plan_steps(comp: Component, order: list[int], slots: Slots | None = None) ->
         if v > top:
             top = v
     bits = top.bit_length()
-    raw, used = slots if slots is not None else plan_slots(comp, order)
+    raw, used, by_bits = slots if slots is not None else plan_slots(comp, order)
     shift_m = bits * used
+    fixed = by_bits.get(bits)
+    if fixed is None:
+        # what does not depend on the values but through ``bits``, made once per width
+        fixed = []
+        for s, items in raw:
+            step = 1 << shift_m
+            out: list[int] = []
+            opens: list[int] = []
+            for sl, new, cp, c in items:
+                sh = bits * sl
+                if new:
+                    opens.append(sh)
+                    opens.append(cp)
+                    opens.append(c)
+                else:
+                    out.append(sh)
+                    out.append(cp)
+                step -= 1 << sh
+            binom = _BINOMS[s] if s < len(_BINOMS) else binom_row(s)
+            fixed.append((binom, tuple(out), s, step, tuple(opens)))
+        by_bits[bits] = fixed
     values = comp.cons_value
     steps: list[Step] = []
-    for s, items in raw:
+    for binom, out_t, s, step, opens_t in fixed:
         delta = 0
-        step = 1 << shift_m
-        out: list[int] = []
         lo, hi = 0, s
-        for sl, new, cp, c in items:
-            v = values[c]
-            if new:
-                delta += v << (bits * sl)
-                lo, hi = max(lo, v - cp), min(hi, v)
-            else:
-                out.append(bits * sl)
-                out.append(cp)
-            step -= 1 << (bits * sl)
-        steps.append((_BINOMS[s] if s < len(_BINOMS) else binom_row(s), tuple(out), lo, hi, delta, step))
+        for i in range(0, len(opens_t), 3):
+            v = values[opens_t[i + 2]]
+            delta += v << opens_t[i]
+            if v - opens_t[i + 1] > lo:
+                lo = v - opens_t[i + 1]
+            if v < hi:
+                hi = v
+        steps.append((binom, out_t, lo, hi, delta, step))
     return steps, shift_m, bits
 
 
