@@ -80,6 +80,7 @@ class Propagator:
         self.note = note
         self._queue = list(range(len(self.cells)))
         self._queued = [True] * len(self.cells)
+        self._near: list[list[int]] | None = None
         self.paired = False
         """Whether the pair rule is at its fixed point: :meth:`run_all` or :meth:`run_changed`
         ended, and no cell was decided since (running the rules again decides nothing)."""
@@ -131,21 +132,34 @@ class Propagator:
                 for c in sorted(cs):
                     self.decide(c, val, reason)
 
+    def _neighbours(self) -> list[list[int]]:
+        """For each constraint, the others that share a cell with it, in order: found once, at
+        the first round of the pair rule (cells only leave the constraints, so a constraint that
+        shares none then shares none later, and the rule on such a pair does nothing)."""
+        near = self._near
+        if near is None:
+            near = []
+            cell_cons = self.cell_cons
+            for i, A in enumerate(self.cells):
+                others: set[int] = set()
+                cells_o: set[Any] = A
+                for c in cells_o:
+                    others.update(cell_cons[c])
+                others.discard(i)
+                near.append(sorted(others))
+            self._near = near
+        return near
+
     def run_pairs(self) -> bool:
         """One round of the pair rule (then numbers again); returns whether anything changed."""
         changed = False
         n = len(self.cells)
+        near = self._neighbours()
         for i in range(n):
             A = self.cells[i]
             if not A:
                 continue
-            others: set[int] = set()
-            cells_o: set[Any] = A
-            for c in cells_o:
-                others.update(self.cell_cons[c])
-            for j in sorted(others):
-                if j == i:
-                    continue
+            for j in near[i]:
                 before = len(self.decided)
                 self._pair(i, j)
                 if len(self.decided) != before:  # it fired (its cells were all undecided)
