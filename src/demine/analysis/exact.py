@@ -422,7 +422,16 @@ def _solve(
         solutions = Z
         # (a position the count cannot explain is refused above, before the costliest step)
         for cnt, R in zip(counted, weights_with_total(polys, pre, n_off, L, deadline), strict=True):
-            M, Zc = marginals(cnt, R)
+            # the weights share most of their digits (the off cells' binomials): the pass runs
+            # on them divided by their greatest common divisor, its results multiplied back (the
+            # same integers)
+            div = math.gcd(*R)
+            if div > 1:
+                M, Zc = marginals(cnt, [r // div for r in R])
+                M = [m * div for m in M]
+                Zc *= div
+            else:
+                M, Zc = marginals(cnt, R)
             assert Zc == Z, (Zc, Z)
             for b, cells in enumerate(cnt.comp.boxes):
                 g.assign(cells, (M[b], len(cells) * Z))
