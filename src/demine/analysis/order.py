@@ -178,29 +178,39 @@ def plan_slots(comp: Component, order: list[int]) -> Slots:
     reused once its constraint closes), with what each step needs of it (see :data:`Slots`): the
     counter's plan (:func:`plan_steps`) adds the values."""
     sizes = [len(b) for b in comp.boxes]
-    cap = [sum(sizes[b] for b in bs) for bs in comp.cons_boxes]
-    slot: dict[int, int] = {}
+    cons_boxes = comp.cons_boxes
+    box_cons = comp.box_cons
+    cap: list[int] = []
+    for bs in cons_boxes:  # (loops: compiled, a generator's sum is a generic call)
+        t = 0
+        for b in bs:
+            t += sizes[b]
+        cap.append(t)
+    slot = [-1] * len(cons_boxes)  # each open constraint's slot (-1: not open)
     free: list[int] = []
     used = 0
     raw: list[tuple[int, tuple[tuple[int, bool, int, int], ...]]] = []
     for b in order:
         s = sizes[b]
         items: list[tuple[int, bool, int, int]] = []
-        for c in comp.box_cons[b]:
+        for c in box_cons[b]:
             cp = cap[c] - s  # (compiled: ``-=`` on an item is a generic call)
             cap[c] = cp
-            new = c not in slot
+            sl = slot[c]
+            new = sl < 0
             if new:
                 if free:
-                    slot[c] = free.pop()
+                    sl = free.pop()
                 else:
-                    slot[c] = used
+                    sl = used
                     used += 1
-            items.append((slot[c], new, cp, c))
+                slot[c] = sl
+            items.append((sl, new, cp, c))
         raw.append((s, tuple(items)))  # (tuples: a kept plan leaves the collector's sight)
-        for _, _, cp, c in items:
-            if cp == 0:
-                free.append(slot.pop(c))
+        for sl, _, cp, c in items:
+            if cp == 0:  # (closed: all its boxes are counted, it is not met again)
+                free.append(sl)
+                slot[c] = -1
     return raw, used, {}
 
 
