@@ -54,6 +54,7 @@ class Propagator:
         value: list[int] = []
         label: list[int] = []
         involved: list[set[int]] = []
+        own: list[tuple[Any, ...]] = []
         cell_cons: dict[Any, list[int]] = {}
         for i, (cs, v, lab) in enumerate(rows):
             s = set(cs)
@@ -63,6 +64,7 @@ class Propagator:
             involved.append({lab})
             if len(s) != len(cs):  # a cell written twice counts once
                 cs = tuple(s)
+            own.append(cs)
             for c in cs:
                 got = cell_cons.get(c)
                 if got is None:
@@ -74,6 +76,9 @@ class Propagator:
         self.label = label
         self.involved = involved
         self.cell_cons: dict[int, list[int]] = cell_cons
+        self._own = own
+        """Each constraint's cells as given, once each (what :meth:`remaining` gives for a
+        constraint none of whose cells is decided, when they are in order)."""
         self.decided: dict[int, int] = {}
         self.reasons: dict[int, Reason] = {}
         self.describe = describe
@@ -153,13 +158,22 @@ class Propagator:
     def run_pairs(self) -> bool:
         """One round of the pair rule (then numbers again); returns whether anything changed."""
         changed = False
-        n = len(self.cells)
+        cells = self.cells
+        value = self.value
+        n = len(cells)
         near = self._neighbours()
         for i in range(n):
-            A = self.cells[i]
+            A = cells[i]
             if not A:
                 continue
             for j in near[i]:
+                # (sizes alone show when the rule can neither fire nor find a conflict, whatever
+                # cells the two share: then not counted; see _pair)
+                la, lb = len(A), len(cells[j])
+                diff = value[j] - value[i]
+                most = la if la < lb else lb
+                if lb - diff > most and la + diff >= most:
+                    continue
                 before = len(self.decided)
                 self._pair(i, j)
                 if len(self.decided) != before:  # it fired (its cells were all undecided)
@@ -241,8 +255,21 @@ class Propagator:
         return -diff != only_a
 
     def remaining(self) -> list[Constraint]:
-        """The constraints left over the undecided cells (those with no cells dropped)."""
-        return [(tuple(sorted(cs)), self.value[i], self.label[i]) for i, cs in enumerate(self.cells) if cs]
+        """The constraints left over the undecided cells (those with no cells dropped), each one's
+        cells in order: a constraint none of whose cells is decided keeps its own tuple when its
+        cells are in order already (as a position's are), not a sorted copy."""
+        out: list[Constraint] = []
+        own = self._own
+        for i, cs in enumerate(self.cells):
+            n = len(cs)
+            if not n:
+                continue
+            row = own[i]
+            k = n if n != len(row) else 1
+            while k < n and row[k - 1] < row[k]:
+                k += 1
+            out.append((row if k == n and n == len(row) else tuple(sorted(cs)), self.value[i], self.label[i]))
+        return out
 
 
 def number_rule(constraints: Sequence[Constraint]) -> tuple[dict[int, int], list[Constraint]]:
