@@ -151,7 +151,15 @@ def weights_with_total(
     handed out again: not to be changed by the caller)."""
     key: tuple[object, ...] | None = None
     if len(pre[-1]) <= _KEPT_LEN and n_off <= _KEPT_OFF:
-        key = (tuple([tuple(W) for W in polys]), n_off, left, None if only is None else tuple(only))
+        # (one flat tuple: each count's length and items, then -1 and the indices asked for)
+        flat: list[int] = [n_off, left]
+        for W in polys:
+            flat.append(len(W))
+            flat.extend(W)
+        if only is not None:
+            flat.append(-1)
+            flat.extend(only)
+        key = tuple(flat)
         got = _WEIGHTS.get(key)
         if got is not None:
             return got
@@ -200,7 +208,9 @@ def off_weights(total_poly: list[int], n_off: int, left: int) -> tuple[int, int]
     the arguments when small (see :data:`_OFF`)."""
     key: tuple[object, ...] | None = None
     if len(total_poly) <= _KEPT_LEN and n_off <= _KEPT_OFF:
-        key = (tuple(total_poly), n_off, left)
+        flat: list[int] = [n_off, left]
+        flat.extend(total_poly)
+        key = tuple(flat)
         got = _OFF.get(key)
         if got is not None:
             return got
