@@ -18,7 +18,6 @@ import pytest
 
 pytest.importorskip("fastapi")
 
-from demine.errors import InputError
 from demine.web import app as web_app
 from demine.web.limits import ServeLimits
 
@@ -26,10 +25,8 @@ from demine.web.limits import ServeLimits
 @pytest.fixture
 def unfrozen() -> Iterator[None]:
     gc.unfreeze()
-    thresholds = gc.get_threshold()
     yield
     gc.unfreeze()  # (the test process's objects go back to the collector)
-    gc.set_threshold(*thresholds)
 
 
 def test_settled_freezes_what_exists_and_still_collects_what_comes_after(
@@ -72,26 +69,6 @@ def test_settled_shortens_the_switch_interval_with_workers(unfrozen: None, tmp_p
         assert sys.getswitchinterval() == pytest.approx(web_app.SWITCH_INTERVAL)
     finally:
         sys.setswitchinterval(before)
-
-
-def test_settled_sets_the_collectors_thresholds_of_the_settings(unfrozen: None, tmp_path: Path) -> None:
-    # (a young collection every 7,000 objects rather than 700: far fewer carried on to the older
-    # generations, so the full collections that stalled the event loop come less often, part m)
-    gc.set_threshold(700, 10, 10)
-    app = web_app.create_app(str(tmp_path / "games.db"), 0)
-    web_app.settled(app)
-    assert gc.get_threshold() == ServeLimits().gc_thresholds == (7000, 10, 10)
-    app = web_app.create_app(str(tmp_path / "games2.db"), 0, ServeLimits(gc_thresholds=(900, 5, 20)))
-    web_app.settled(app)
-    assert gc.get_threshold() == (900, 5, 20)
-    app = web_app.create_app(str(tmp_path / "games3.db"), 0, ServeLimits(gc_thresholds=None))
-    web_app.settled(app)
-    assert gc.get_threshold() == (900, 5, 20)  # (None: left as they were)
-    sent = json.loads(json.dumps(dataclasses.asdict(ServeLimits(gc_thresholds=(900, 5, 20)))))
-    assert ServeLimits.from_dict(sent).gc_thresholds == (900, 5, 20)  # (as serve --processes N sends them)
-    for bad in ((0, 10, 10), (700, 10), (700.5, 10, 10)):
-        with pytest.raises(InputError, match="gc_thresholds"):
-            ServeLimits(gc_thresholds=bad)  # type: ignore[arg-type]
 
 
 def test_each_process_of_serve_processes_runs_settled(

@@ -454,15 +454,9 @@ def settled(app: FastAPI) -> FastAPI:
     2026-11-26), and a thread waiting for the GIL waits for the holder's interval to run out (5 ms
     by default), each time the event loop gives the GIL up for a system call. Set here, in every
     server process: ``serve --processes N`` starts its processes afresh (spawned), and they ran
-    at the default until 2026-11-26 (research log 12 i).
-
-    The cycle collector's thresholds become the settings' ``gc_thresholds`` (when set), for the
-    requests' objects: see :attr:`~demine.web.limits.ServeLimits.gc_thresholds`."""
-    service = app.state.service
-    if service.workers:
+    at the default until 2026-11-26 (research log 12 i)."""
+    if app.state.service.workers:
         sys.setswitchinterval(SWITCH_INTERVAL)
-    if service.limits.gc_thresholds is not None:
-        gc.set_threshold(*service.limits.gc_thresholds)
     gc.collect()
     gc.freeze()
     return app

@@ -128,15 +128,6 @@ class ServeLimits:
     in full in each, N processes gave an abuser N times its share of the same CPU.)"""
     cache_bytes: int = 64 << 20
     """Memory for the games kept in memory (the least recently used leave first)."""
-    gc_thresholds: tuple[int, int, int] | None = (7000, 10, 10)
-    """The cycle collector's thresholds in each server process (``gc.set_threshold``, set by
-    :func:`~demine.web.app.settled`; None: left as they are, Python's 700, 10, 10). A young
-    collection every 7,000 objects made rather than 700: most of a request's objects die before
-    it, so far fewer are carried on to the older generations, whose collections (the full one
-    walks every object kept: 30-40k and 25-45 ms of the event loop under the abuse benchmark)
-    come that much less often. Measured there: 37 collections in a run instead of 540, 0.18 s
-    of the server's CPU in them instead of 0.48, none of the oldest generation after startup
-    (research log 12, part m)."""
 
     def per_process(self) -> int:
         """A client's places in one server process (``running_per_client`` over ``shared_by``)."""
@@ -146,10 +137,8 @@ class ServeLimits:
     def from_dict(cls, values: dict[str, Any]) -> ServeLimits:
         """The settings from ``dataclasses.asdict`` of them, as sent through JSON to the server
         processes of ``--processes N`` (the nested ``guess_limit`` made a :class:`Limit` again:
-        a plain dict there made every best guess fail with 500; ``gc_thresholds`` a tuple)."""
+        a plain dict there made every best guess fail with 500)."""
         values = dict(values)
-        if isinstance(values.get("gc_thresholds"), list):
-            values["gc_thresholds"] = tuple(values["gc_thresholds"])
         if isinstance(values.get("guess_limit"), dict):
             values["guess_limit"] = Limit(**values["guess_limit"])
         return cls(**values)
@@ -179,12 +168,6 @@ class ServeLimits:
             raise InputError(f"refusal_delay must be between 0 and 60 seconds, got {self.refusal_delay}")
         if not 0 <= self.review_wait <= 60:
             raise InputError(f"review_wait must be between 0 and 60 seconds, got {self.review_wait}")
-        if self.gc_thresholds is not None and (
-            len(self.gc_thresholds) != 3 or any(type(n) is not int or n < 1 for n in self.gc_thresholds)
-        ):
-            raise InputError(
-                f"gc_thresholds must be three whole numbers of 1 or more, got {self.gc_thresholds}"
-            )
         if self.heavy_queue < 0 or self.idle_expiry <= 0 or self.finished_expiry <= 0:
             raise InputError("heavy_queue must be at least 0 and the expiry times positive")
 
