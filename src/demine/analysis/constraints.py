@@ -363,89 +363,67 @@ def components(
 ) -> list[Component]:
     """Group the constrained cells into boxes and split them into independent components.
 
-    A cell's constraints are a bit mask over the constraints' indices (a box is the cells of one
-    mask: a cell written twice in a constraint counts once); the components are the masks' unions
-    of boxes that share a bit. Components in the order of their first box, boxes in the order of
-    their first cell met (the constraints in turn, each one's cells in its order), each
-    component's constraints in the order its boxes first name them (each box's lowest first).
+    O(total constraint size) with a union-find over constraints. (Not bit masks over the
+    constraints: their unions and tests grow with the number of constraints, each, so a board of
+    thousands of them took 30 times as long; measured in the research log.)
     """
-    # (the cells as objects, typed Any, for the dictionary: a number made from the compiled
-    # code's integer is a new object past 256)
-    mask_of: dict[Any, int] = {}
+    # (the cells as objects, typed Any, for the dictionaries: a number made from the compiled
+    # code's integer is a new object past 256; the union-find's lookups inline, not a closure)
+    cell_cons: dict[Any, list[int]] = {}
     for i in range(len(constraints)):
-        bit = 1 << i
         cells: Sequence[Any] = constraints[i][0]
         for c in cells:
-            mask_of[c] = mask_of.get(c, 0) | bit
-    boxes: dict[int, list[Any]] = {}
-    for c, m in mask_of.items():
-        got = boxes.get(m)
+            got = cell_cons.get(c)
+            if got is None:
+                cell_cons[c] = [i]
+            else:
+                got.append(i)
+    parent = list(range(len(constraints)))
+    boxes: dict[tuple[int, ...], list[Any]] = {}
+    for c, cs in cell_cons.items():
+        key = tuple(cs)
+        got = boxes.get(key)
         if got is None:
-            boxes[m] = [c]
+            boxes[key] = [c]
         else:
             got.append(c)
-    # the components' masks (disjoint): a box joins every one it shares a constraint with
-    joined: list[int] = []
-    for m in boxes:
-        merged = m
-        k = 0
-        while k < len(joined):
-            j = joined[k]
-            if j & m:
-                merged |= j
-                joined[k] = joined[-1]
-                joined.pop()
-            else:
-                k += 1
-        joined.append(merged)
-    # each component's boxes (their masks), components in the order of their first box
-    where = [-1] * len(joined)
-    groups: list[list[int]] = []
-    for m in boxes:
-        g = 0
-        while not joined[g] & m:
-            g += 1
-        at = where[g]
-        if at < 0:
-            where[g] = len(groups)
-            groups.append([m])
-        else:
-            groups[at].append(m)
-    local = [0] * len(constraints)
+        r0 = cs[0]
+        while parent[r0] != r0:
+            parent[r0] = parent[parent[r0]]
+            r0 = parent[r0]
+        for k in range(1, len(cs)):
+            r = cs[k]
+            while parent[r] != r:
+                parent[r] = parent[parent[r]]
+                r = parent[r]
+            if r != r0:
+                parent[r] = r0
+    groups: dict[int, list[tuple[int, ...]]] = {}
+    for key in boxes:
+        r = key[0]
+        while parent[r] != r:
+            parent[r] = parent[parent[r]]
+            r = parent[r]
+        groups.setdefault(r, []).append(key)
     out = []
-    for keys in groups:
-        values: list[int] = []
-        labels: list[int] = []
-        cons_boxes: list[list[int]] = []
-        seen = 0
-        for m in keys:
-            new = m & ~seen
-            seen |= new
-            while new:  # (its new constraints, lowest first)
-                low = new & -new
-                new ^= low
-                ci = low.bit_length() - 1
-                local[ci] = len(values)
-                values.append(constraints[ci][1])
-                labels.append(constraints[ci][2])
-                cons_boxes.append([])
-        box_list: list[tuple[int, ...]] = []
-        box_cons: list[list[int]] = []
-        for m in keys:
-            b = len(box_list)
-            cells_m = boxes[m]
-            cells_m.sort()
-            box_list.append(tuple(cells_m))
-            lc = []
-            rest = m
-            while rest:
-                low = rest & -rest
-                rest ^= low
-                li = local[low.bit_length() - 1]
-                lc.append(li)
-                cons_boxes[li].append(b)
-            box_cons.append(lc)
-        out.append(Component(box_list, box_cons, values, labels, cons_boxes))
+    for keys in groups.values():
+        local: dict[int, int] = {}
+        comp = Component([], [], [], [])
+        for key in keys:
+            for ci in key:
+                if ci not in local:
+                    local[ci] = len(comp.cons_value)
+                    comp.cons_value.append(constraints[ci][1])
+                    comp.cons_label.append(constraints[ci][2])
+                    comp.cons_boxes.append([])
+        for key in keys:
+            b = len(comp.boxes)
+            comp.boxes.append(tuple(sorted(boxes[key])))
+            lc = [local[ci] for ci in key]
+            comp.box_cons.append(lc)
+            for ci in lc:
+                comp.cons_boxes[ci].append(b)
+        out.append(comp)
     return out
 
 
