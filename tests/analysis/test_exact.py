@@ -520,6 +520,18 @@ def test_a_kept_count_leaves_the_collectors_sight() -> None:
     assert cnt.steps and not any(gc.is_tracked(step) for step in cnt.steps)
 
 
+def _random_constraints(
+    rng: random.Random, most: int, cells: int, size: int, low: int, least: int = 1
+) -> list[tuple[tuple[int, ...], int, int]]:
+    """From ``least`` to ``most`` constraints over ``cells`` cells, each on 1 to ``size`` of them
+    with a value from ``low`` up to its size, labelled 100, 101, ..."""
+    cons = []
+    for i in range(rng.randrange(least, most + 1)):
+        group = tuple(sorted(rng.sample(range(cells), rng.randrange(1, size + 1))))
+        cons.append((group, rng.randrange(low, len(group) + 1), 100 + i))
+    return cons
+
+
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 10**9))
 def test_a_cached_count_serves_every_mine_cap_from_its_cells_up(seed: int) -> None:
@@ -528,11 +540,7 @@ def test_a_cached_count_serves_every_mine_cap_from_its_cells_up(seed: int) -> No
     from demine.analysis.order import Piece
 
     rng = random.Random(seed)
-    cons = []
-    for i in range(rng.randrange(1, 6)):
-        cells = tuple(sorted(rng.sample(range(12), rng.randrange(1, 5))))
-        cons.append((cells, rng.randrange(1, len(cells) + 1), 100 + i))
-    for comp in components(cons):
+    for comp in components(_random_constraints(rng, 5, 12, 4, 1)):
         cache: CountCache = {}
         more = _count_cached(comp, comp.cells + rng.randrange(1, 50), None, 10**6, cache)
         assert _count_cached(comp, comp.cells, None, 10**6, cache) is more
@@ -556,15 +564,21 @@ def test_layouts_is_the_total_of_off_weights(seed: int) -> None:
     assert layouts(polys, n_off, left) == off_weights(prefix_products(polys)[-1], n_off, left)[1]
 
 
+def _random_polys(rng: random.Random, top: int, most: int) -> list[list[int]]:
+    """1 to ``most`` layout counts by mine count, each of 1 to 4 items from 0 to ``top``."""
+    return [
+        [rng.randrange(0, top + 1) for _ in range(rng.randrange(1, 5))]
+        for _ in range(rng.randrange(1, most + 1))
+    ]
+
+
 def test_all_but_one_for_some_indices_equals_the_full_list() -> None:
     # the suffix products are made only as far back as the first index asked for
     from demine.analysis.totals import all_but_one
 
     rng = random.Random(7)
     for _ in range(200):
-        polys = [
-            [rng.randrange(0, 5) for _ in range(rng.randrange(1, 5))] for _ in range(rng.randrange(1, 7))
-        ]
+        polys = _random_polys(rng, 4, 6)
         pre = prefix_products(polys)
         full = all_but_one(polys, pre)
         only = sorted(rng.sample(range(len(polys)), rng.randrange(0, len(polys) + 1)))
@@ -627,11 +641,7 @@ def test_a_cached_count_lends_its_order_to_the_same_structure(seed: int) -> None
     from demine.analysis.exact import marginals
 
     rng = random.Random(seed)
-    cons = []
-    for i in range(rng.randrange(2, 8)):
-        cells = tuple(sorted(rng.sample(range(14), rng.randrange(1, 6))))
-        cons.append((cells, rng.randrange(0, len(cells) + 1), 100 + i))
-    for comp in components(cons):
+    for comp in components(_random_constraints(rng, 7, 14, 5, 0, least=2)):
         cache: CountCache = {}
         first = _count_cached(comp, comp.cells, None, 10**6, cache)
         values = [rng.randrange(0, sum(len(comp.boxes[b]) for b in bs) + 1) for bs in comp.cons_boxes]
@@ -653,9 +663,7 @@ def test_the_totals_are_kept_by_their_arguments() -> None:
 
     rng = random.Random(3)
     for _ in range(300):
-        polys = [
-            [rng.randrange(0, 9) for _ in range(rng.randrange(1, 5))] for _ in range(rng.randrange(1, 5))
-        ]
+        polys = _random_polys(rng, 8, 4)
         pre = prefix_products(polys)
         n_off, left = rng.randrange(0, 30), rng.randrange(0, 30)
         full = weights_with_total(polys, pre, n_off, left)
