@@ -263,6 +263,18 @@ def marginals(cnt: Counted, R: list[int]) -> tuple[list[int], int]:
 CountCache = dict[tuple[object, ...], Counted]
 
 
+def marginals_reduced(cnt: Counted, R: list[int]) -> tuple[list[int], int]:
+    """:func:`marginals` (the same integers), run on ``R`` divided by its greatest common divisor
+    and its results multiplied back: weights under a mine total share most of their digits (the
+    off cells' binomials; 316 of 325 bits, median, in 3 expert games), and the pass then runs on
+    small numbers."""
+    g = math.gcd(*R)
+    if g <= 1:
+        return marginals(cnt, R)
+    M, Z = marginals(cnt, [r // g for r in R])
+    return [m * g for m in M], Z * g
+
+
 def solve_system(
     system: System,
     limit: Limit | None = None,
@@ -422,16 +434,7 @@ def _solve(
         solutions = Z
         # (a position the count cannot explain is refused above, before the costliest step)
         for cnt, R in zip(counted, weights_with_total(polys, pre, n_off, L, deadline), strict=True):
-            # the weights share most of their digits (the off cells' binomials): the pass runs
-            # on them divided by their greatest common divisor, its results multiplied back (the
-            # same integers)
-            div = math.gcd(*R)
-            if div > 1:
-                M, Zc = marginals(cnt, [r // div for r in R])
-                M = [m * div for m in M]
-                Zc *= div
-            else:
-                M, Zc = marginals(cnt, R)
+            M, Zc = marginals_reduced(cnt, R)
             assert Zc == Z, (Zc, Z)
             for b, cells in enumerate(cnt.comp.boxes):
                 g.assign(cells, (M[b], len(cells) * Z))

@@ -5,10 +5,9 @@ frame's independent components with their counts (:class:`Part`), and the search
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
-from demine.analysis.exact import CountCache, Counted, marginals
+from demine.analysis.exact import CountCache, Counted, marginals, marginals_reduced
 from demine.analysis.order import Piece
 from demine.analysis.rules import Constraint
 
@@ -43,13 +42,7 @@ class Part:
             tables = self.tables = [self.counted.unit]
         if tables is None:
             if self.uses < 2:
-                # the weights share most of their digits (their greatest common divisor had 316
-                # of 325 bits, median, in 3 expert games): the pass runs on small numbers, its
-                # results multiplied back (the same integers)
-                g = math.gcd(*R)
-                if g > 1:
-                    return [m * g for m in marginals(self.counted, [r // g for r in R])[0]]
-                return marginals(self.counted, R)[0]
+                return marginals_reduced(self.counted, R)[0]
             W = self.counted.W
             tables = self.tables = []
             for t, w in enumerate(W):
