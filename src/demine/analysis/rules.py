@@ -261,15 +261,25 @@ class Propagator:
         out: list[Constraint] = []
         own = self._own
         for i, cs in enumerate(self.cells):
-            n = len(cs)
-            if not n:
-                continue
-            row = own[i]
-            k = n if n != len(row) else 1
-            while k < n and row[k - 1] < row[k]:
-                k += 1
-            out.append((row if k == n and n == len(row) else tuple(sorted(cs)), self.value[i], self.label[i]))
+            if cs:
+                row = own[i]
+                out.append(
+                    (
+                        _in_order(row) if len(cs) == len(row) else tuple(sorted(cs)),
+                        self.value[i],
+                        self.label[i],
+                    )
+                )
         return out
+
+
+def _in_order(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A constraint's cells (each once) in increasing order: ``row`` itself when they are so
+    already (as a position's are), else a sorted copy."""
+    for k in range(1, len(row)):
+        if row[k - 1] >= row[k]:
+            return tuple(sorted(row))
+    return row
 
 
 def number_rule(constraints: Sequence[Constraint]) -> tuple[dict[int, int], list[Constraint]]:
@@ -326,14 +336,7 @@ def number_rule(constraints: Sequence[Constraint]) -> tuple[dict[int, int], list
     for i, row in enumerate(own):
         n = size[i]
         if n:
-            if n == len(row):
-                # untouched: its own tuple when its cells are in order already (as a position's
-                # are), not a sorted copy
-                k = 1
-                while k < n and row[k - 1] < row[k]:
-                    k += 1
-                kept = row if k >= n else tuple(sorted(row))
-            else:
-                kept = tuple(sorted([c for c in row if c not in decided]))
+            # (untouched: its own tuple, when in order already)
+            kept = _in_order(row) if n == len(row) else tuple(sorted([c for c in row if c not in decided]))
             rest.append((kept, value[i], rows[i][2]))
     return decided, rest
