@@ -62,8 +62,12 @@ def test_the_web_hint_answers_at_every_guess_of_a_game(
         r, c = best["cell"]
         cell = game.geometry.cell(r, c)
         assert position.states[cell] == 9  # a covered cell
-        # the hint's risk is the exact engine's
-        assert best["mine_probability"] == pytest.approx(analyze(position.without_flags()).p(cell), abs=1e-4)
+        # the hint's risk is the exact engine's, unless its analysis ran past the hint's time
+        # budget (on a loaded machine: the hint then says so, and its figures are estimates)
+        assert isinstance(h["approximate"], bool)
+        if not h["approximate"]:
+            exact = analyze(position.without_flags()).p(cell)
+            assert best["mine_probability"] == pytest.approx(exact, abs=1e-4)
         asked += 1
         game.reveal(cell)
     assert asked >= 1 or game.won

@@ -504,7 +504,7 @@ def _positions(
     for spec in generated_specs(width, height, mines, "safe", None, games, seed):
         game = spec.game()
         game.reveal(spec.start)
-        player = BestPlayer(settings or BestSettings())
+        player = BestPlayer(settings or BestSettings(), limit=Limit())  # (no budget: the same games)
         rng = random.Random(0)
         while not game.over:
             p = game.position()
@@ -535,9 +535,11 @@ def test_recording_the_ranking_prunes_nothing_and_changes_no_move(
     for p in _positions(*size, games, seed, settings):
         if analyze(p).safe:
             continue
-        plain = best_move(p, settings=settings)
+        # no time budget: the unpruned search is slower, and a budget binding under load (2 s by
+        # default) would end the two searches at different points
+        plain = best_move(p, Limit(), settings=settings)
         ranking: list[Ranked] = []
-        recorded = best_move(p, settings=settings, hooks=Hooks(on_ranked=ranking.append))
+        recorded = best_move(p, Limit(), settings=settings, hooks=Hooks(on_ranked=ranking.append))
         if plain.reason == "look-ahead":
             assert recorded.move == plain.move
             if depth == 2:
