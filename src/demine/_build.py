@@ -28,7 +28,9 @@ COMPILED: tuple[str, ...] = (
     "demine.engine.grid",
     "demine.engine.position",
     "demine.players.best.endgame",
+    "demine.players.best.fifty",
     "demine.players.best.moves",
+    "demine.players.best.survive",
     "demine.players.longterm",
 )
 

@@ -806,6 +806,30 @@ def test_the_fifty_fifty_scan_picks_every_number_that_could_hold_one() -> None:
 
 
 @pytest.mark.parametrize("seed", range(20))
+def test_safest_cells_of_chances_one_float_apart_are_in_exact_order(seed: int) -> None:
+    # layout counts of hundreds of bits: chances that differ by far less than a float's
+    # resolution (one float for several values), exactly equal ones written with other numbers,
+    # and ones far apart; _safest sorts by the floats first, then exactly among equal floats
+    rng = random.Random(seed)
+    z = (1 << 300) + rng.randrange(1 << 200)
+    bases = [rng.randrange(1, z) for _ in range(3)]
+    cells = rng.sample(range(400), rng.randrange(2, 50))
+    front = [((bases[0], z), cells[0]), ((bases[0] + 1, z), cells[1])]  # (one float, two chances)
+    for c in cells[2:]:
+        n = rng.choice(bases) + rng.choice((0, 0, 1, -1, 2))
+        k = rng.choice((1, 1, 2, 3))  # (the same chance, other numbers)
+        front.append(((n * k, z * k), c))
+    assert len({float(Fraction(*nd)) for nd, _ in front}) < len({Fraction(*nd) for nd, _ in front})
+    keys = [rng.randrange(3) for _ in range(400)]
+    full = sorted(((nd, keys[c], c) for nd, c in front), key=lambda t: (Fraction(*t[0]), t[1], t[2]))
+    for inner in (1, 2, 5, 100):
+        got = _safest(front, keys.__getitem__, inner)
+        assert [(Fraction(*nd), k, c) for nd, k, c in got] == [
+            (Fraction(*nd), k, c) for nd, k, c in full[:inner]
+        ]
+
+
+@pytest.mark.parametrize("seed", range(20))
 def test_safest_cells_are_the_first_of_the_full_sort(seed: int) -> None:
     # _safest keys and sorts only the cells of the lowest chances: the same first `inner` as
     # sorting every cell by (chance exactly, zero key, cell); equal chances written with other

@@ -15,6 +15,7 @@ from demine.analysis import Analysis
 from demine.analysis.incremental import Frame
 from demine.analysis.order import OverBudget
 from demine.analysis.result import Pace, Ratio
+from demine.analysis.totals import quotient
 from demine.engine.position import COVERED, FLAG, Position
 from demine.errors import InconsistentPosition
 
@@ -102,11 +103,12 @@ def survivals(
         try:
             n, survive = frame.survival_after(cell, v, deadline)
         except InconsistentPosition:
+            pace.done()
             continue
         except OverBudget:
-            return None
-        finally:
             pace.done()
+            return None
+        pace.done()  # (not in a ``finally``: compiled, mypyc has no ``continue`` inside one)
         if n:
             out.append((n, survive))
             if stop is not None:
@@ -154,15 +156,29 @@ def _safest(
     first (the cells of a box share one value object; equal chances get one rank), so the cells
     are sorted by integers, not by fractions of counts with many digits; only the cells of the
     lowest ranks, as many as the first ``inner`` need, are keyed and sorted (the same first
-    ``inner`` as sorting them all)."""
+    ``inner`` as sorting them all).
+
+    The chances are sorted by their floats first (one division each, rounded once: a lower chance
+    never gets a higher float), then exactly only among those with the same float (each sort
+    stable: the order of one exact sort). Compared exactly, two chances cost two products of
+    layout counts of hundreds of bits each; most differ in their floats."""
     if inner <= 0 or not front:
         return []
     values = list({id(nd): nd for nd, _ in front}.values())
-    values.sort(key=cmp_to_key(_compare))
+    approx = [quotient(nd[0], nd[1]) for nd in values]
+    order = sorted(range(len(values)), key=approx.__getitem__)
+    values = [values[i] for i in order]
+    approx = [approx[i] for i in order]
+    start = 0
+    for i in range(1, len(values) + 1):
+        if i == len(values) or approx[i] != approx[start]:
+            if i - start > 1:  # (one float for several values: ordered exactly)
+                values[start:i] = sorted(values[start:i], key=cmp_to_key(_compare))
+            start = i
     rank: dict[int, int] = {}
     r = 0
     for i, nd in enumerate(values):
-        if i and _compare(values[i - 1], nd):
+        if i and (approx[i - 1] != approx[i] or _compare(values[i - 1], nd)):
             r += 1
         rank[id(nd)] = r
     by_rank: list[list[tuple[Ratio, int]]] = [[] for _ in range(r + 1)]
