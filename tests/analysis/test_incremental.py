@@ -249,3 +249,38 @@ def test_a_part_weighs_its_boxes_as_the_backward_pass(seed: int) -> None:
             assert Part(part.cons, part.counted).weighted(R) == want
             assert part.weighted(R) == want
             assert part.weighted(R) == want  # (from the tables, from the second on)
+
+
+#: A 5x3 board with 5 mines and two 2s: opening a cell next to one 2 can prove both its mines,
+#: leaving too few for the other 2's cells to take any count of mines they could before.
+FEW_LEFT = "5x3x5\nH2HHH\nHHHHH\nHHH2H\n"
+
+
+@pytest.mark.parametrize("text", [FEW_LEFT])
+def test_parts_kept_for_one_count_of_mines_left_serve_another_only_when_they_count_the_same(
+    text: str,
+) -> None:
+    # The search keeps the parts that a list of constraints makes, by those constraints and the
+    # mines left for them: any number of mines from the constraints' cells up counts the same,
+    # fewer may not. Each cell's numbers are derived from the root, then after each number of
+    # every other cell (the same constraints around the second cell, fewer mines left where the
+    # first number proved mines), all in one search: each derived frame must be a fresh
+    # analysis of its position.
+    p = Position.from_text(text)
+    root = Frame.root(position_system(p), p, {}, Limit())
+    covered = [c for c in range(p.cells) if p.states[c] == COVERED]
+    checked = 0
+    for second in covered:
+        for v2 in range(9):
+            _check(root, p.with_state(second, v2), second)
+        for first in covered:
+            if first == second:
+                continue
+            for v1 in range(9):
+                after = p.with_state(first, v1)
+                derived = _check(root, after, first)
+                if derived is None:
+                    continue
+                for v2 in range(9):
+                    checked += _check(derived, after.with_state(second, v2), second) is not None
+    assert checked > 100

@@ -276,7 +276,12 @@ class Frame:
         local.sort(key=_label)
         # (a cell decided here is safe: the mines left are the same without it)
         left = self.mines_left - _mines(decided)
-        key = (tuple(local), left)
+        # (the parts are the same for any number of mines left from the constraints' cells up:
+        # a count reads the mines left only up to its own cells)
+        size = 0
+        for cs, _, _ in local:
+            size += len(cs)
+        key = (tuple(local), min(left, size))
         rebuilt = self.search.rebuilt
         if key in rebuilt:
             got = rebuilt[key]
