@@ -5,6 +5,7 @@ whose hints cannot be queued is answered without them (it was played)."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import threading
 import time
 
@@ -12,6 +13,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
+from demine.errors import InputError
 from demine.web.app import create_app
 from demine.web.limits import ClientGate, RateLimiter, ServeLimits, TooManyRequests
 from demine.web.service import Service
@@ -201,3 +203,48 @@ def test_a_burst_of_players_hints_is_at_the_workers_at_once() -> None:
         return seen, waiting
 
     assert asyncio.run(scenario()) == (16, 0)
+
+
+def test_a_client_is_paced_after_its_burst_and_quiet_clients_leave_nothing() -> None:
+    now = [1000.0]
+    gate = ClientGate(2, pace=10.0, burst=3, clock=lambda: now[0])
+    waits = [gate.wait("a") for _ in range(6)]
+    assert waits == pytest.approx([0, 0, 0, 0.1, 0.2, 0.3])  # three at once, then 10 a second
+    assert gate.wait("b") == 0  # another client has its own time
+    now[0] += 0.25
+    assert gate.wait("a") == pytest.approx(0.15)  # a's next time is 0.4 s after the start
+    now[0] += 0.5  # past a's time: its burst is whole again
+    assert [gate.wait("a") for _ in range(3)] == [0, 0, 0]
+    now[0] += 2.0  # the next request's sweep drops the due times that have passed
+    gate.wait("c")
+    assert gate.paced() == 1
+    assert ClientGate(2).wait("a") == 0 and ClientGate(2).paced() == 0  # not paced: nothing kept
+
+
+def test_a_flood_is_spread_by_its_pace_and_the_other_clients_are_not() -> None:
+    async def scenario() -> tuple[list[float], list[float]]:
+        gate = ClientGate(2, pace=50.0, burst=5)
+        t0 = time.monotonic()
+        started: dict[str, list[float]] = {"a": [], "b": []}
+
+        async def request(who: str) -> None:
+            async with gate.turn(who):
+                started[who].append(time.monotonic() - t0)
+
+        await asyncio.gather(*(request("a") for _ in range(10)), *(request("b") for _ in range(2)))
+        return started["a"], started["b"]
+
+    a, b = asyncio.run(scenario())
+    assert a[4] - a[0] < 0.05  # the burst at once
+    assert a[9] - a[0] >= 0.095  # then one each 20 ms: the tenth 100 ms after the first
+    assert all(later - sooner >= 0.015 for sooner, later in itertools.pairwise(a[4:]))
+    assert max(b) < a[5]  # the other client was not paced behind a's flood
+
+
+def test_the_app_paces_each_client_by_its_setting() -> None:
+    assert create_app(limits=ServeLimits(pace=30.0)).state.gate.spacing == pytest.approx(1 / 30)
+    shared = ServeLimits(pace=30.0, shared_by=2)  # each process allows half
+    assert create_app(limits=shared).state.gate.spacing == pytest.approx(1 / 15)
+    assert create_app(limits=ServeLimits(pace=0)).state.gate.spacing == 0
+    with pytest.raises(InputError, match="pace"):
+        ServeLimits(pace=-1)

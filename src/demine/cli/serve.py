@@ -114,6 +114,14 @@ def add_serve(sub: Any) -> None:
         help="API requests of one client handled at once in a server process (default 2); its others "
         "wait their turn, holding only their connection",
     )
+    p.add_argument(
+        "--pace",
+        type=float,
+        default=20.0,
+        metavar="PER_SECOND",
+        help="API requests one client starts a second at most, evenly, after 5 at once (default 20); "
+        "one that comes sooner waits for its time, so a script's bursts are spread (0: not paced)",
+    )
     p.add_argument("--max-moves", type=positive_int, default=20_000, help="moves one game may hold")
     p.add_argument(
         "--idle-expiry",
@@ -184,6 +192,7 @@ def cmd_serve(ns: argparse.Namespace) -> int:
         connections_per_client=ns.connections_per_client,
         refusal_delay=ns.refusal_delay,
         running_per_client=ns.running_per_client,
+        pace=ns.pace,
     )
 
     if ns.workers is not None and ns.workers < 0:

@@ -40,7 +40,7 @@ from demine.errors import DemineError
 from demine.web.fastpaths import FastPaths, FastRoutes
 from demine.web.fastpaths import json_response as _json
 from demine.web.finished import analysis_json
-from demine.web.limits import KINDS, Busy, ClientGate, RateLimiter, ServeLimits, TooManyRequests
+from demine.web.limits import KINDS, PACE_BURST, Busy, ClientGate, RateLimiter, ServeLimits, TooManyRequests
 from demine.web.puzzles import PuzzleStats, add_puzzle_routes
 from demine.web.records import Records, add_routes
 from demine.web.service import MAX_PASTE, Conflict, NotFound, Service
@@ -231,7 +231,7 @@ def create_app(
     app.state.service = service
     app.state.records = records
     app.state.puzzle_stats = puzzle_stats
-    app.state.gate = gate = ClientGate(limits.per_process())
+    app.state.gate = gate = ClientGate(limits.per_process(), limits.pace_per_process())
     # the players' moves, hints and views without FastAPI's stack (demine.web.fastpaths), inside
     # the guards and the client's places, answered by the same exception handlers as below
     app.state.fast = fast = FastRoutes(fast_paths)
@@ -534,7 +534,8 @@ def serve(
     print(
         f"demine: connections: at most {max_connections(limits)} open{per}; "
         f"a request has {limits.request_timeout:g} s to arrive; "
-        f"{limits.running_per_client} requests of a client handled at once, its others wait",
+        f"{limits.running_per_client} requests of a client handled at once, its others wait"
+        + (f"; {limits.pace:g} a second at most, after {PACE_BURST} at once" if limits.pace else ""),
         flush=True,
     )
     if processes > 1:

@@ -121,6 +121,16 @@ class ServeLimits:
     running_per_client: int = 2
     """API requests of one client handled at once in a server process; its others wait their
     turn, holding only their connection (:class:`ClientGate`)."""
+    pace: float = 20.0
+    """API requests one client starts per second at most, evenly, after a first
+    :data:`PACE_BURST` at once: a request that comes sooner after the client's previous ones
+    waits for its time in its place (:class:`ClientGate`). A person never waits (a speedrunner
+    clicks about 10 times a second, a page asks a few things at once); a script's 30 moves in a
+    quarter of a second (its whole second's rate, then 429s) come a twentieth of a second apart,
+    so its work is spread instead of taking the server's CPU in bursts (research log 12 part n).
+    Under the per-second rates of moves and views (30): paced at theirs, a window's 31st request
+    came a hair early and was refused, and the refusals' pauses made bursts again. 0: not paced
+    (only the rates' windows)."""
     shared_by: int = 1
     """Server processes that share each client (``serve --processes N`` sets N; a client's
     connections land on any of them): each allows a client 1/N of every rate and of
@@ -132,6 +142,10 @@ class ServeLimits:
     def per_process(self) -> int:
         """A client's places in one server process (``running_per_client`` over ``shared_by``)."""
         return math.ceil(self.running_per_client / self.shared_by)
+
+    def pace_per_process(self) -> float:
+        """A client's ``pace`` in one server process (over ``shared_by``; 0: not paced)."""
+        return self.pace / self.shared_by
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> ServeLimits:
@@ -166,6 +180,8 @@ class ServeLimits:
             )
         if not 0 <= self.refusal_delay <= 60:
             raise InputError(f"refusal_delay must be between 0 and 60 seconds, got {self.refusal_delay}")
+        if not 0 <= self.pace <= 10_000:
+            raise InputError(f"pace must be between 0 and 10000 requests a second, got {self.pace}")
         if not 0 <= self.review_wait <= 60:
             raise InputError(f"review_wait must be between 0 and 60 seconds, got {self.review_wait}")
         if self.heavy_queue < 0 or self.idle_expiry <= 0 or self.finished_expiry <= 0:
@@ -254,6 +270,10 @@ class RateLimiter:
             return len(self._hits)
 
 
+#: Requests a client starts at once before :attr:`ServeLimits.pace` spaces the next ones.
+PACE_BURST = 5
+
+
 class ClientGate:
     """At most ``running`` requests of one client handled at once; the client's others wait
     their turn in the order they came, holding only their connection (no thread, no place in a
@@ -261,14 +281,53 @@ class ClientGate:
     connections it opens: a flood of moves, views or replays from one address queues behind
     itself, not in front of the other players. A request refused with 429 spends its pause
     (``ServeLimits.penalty``) in its place, so a client past its rate gets at most ``running``
-    answers per pause. Clients with nothing here hold no memory here. (Safe across threads and
+    answers per pause.
+
+    With ``pace`` (requests a second), a client's requests start at most that often, evenly,
+    after ``burst`` at once (the generic cell rate algorithm: each client's next due time): one
+    that comes sooner waits in its place for its time. Clients with nothing here hold no memory
+    here but their due time, until it has passed (swept every second). (Safe across threads and
     event loops: a test client may run each request in a loop of its own.)"""
 
-    def __init__(self, running: int) -> None:
+    def __init__(
+        self,
+        running: int,
+        pace: float = 0.0,
+        burst: int = PACE_BURST,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.running = running
+        self.spacing = 1.0 / pace if pace > 0 else 0.0
+        """Seconds between two of a client's requests past its burst (0: not paced)."""
+        self._ahead = (max(1, burst) - 1) * self.spacing
+        self._due: dict[str, float] = {}
+        """Each client's due time: its requests start no sooner than this less ``_ahead``."""
+        self._clock = clock
+        self._swept = clock()
         self._busy: Counter[str] = Counter()
         self._waiting: dict[str, deque[asyncio.Future[None]]] = {}
         self._lock = threading.Lock()
+
+    def paced(self) -> int:
+        """Clients with a due time held (for tests and the memory bound)."""
+        with self._lock:
+            return len(self._due)
+
+    def wait(self, client: str) -> float:
+        """Seconds ``client``'s request, given a place now, waits for its time (0 when not
+        paced); its time is taken."""
+        if not self.spacing:
+            return 0.0
+        now = self._clock()
+        with self._lock:
+            if now - self._swept >= 1.0:
+                self._swept = now
+                for gone in [c for c, due in self._due.items() if due <= now]:
+                    del self._due[gone]
+            due = self._due.get(client, now)
+            start = max(now, due - self._ahead)
+            self._due[client] = max(due, start) + self.spacing
+        return start - now
 
     def clients(self) -> int:
         """Clients with a request here, handled or waiting."""
@@ -305,6 +364,9 @@ class ClientGate:
                     self._release(client)  # given a place, then cancelled: pass it on
                 raise  # (given but not yet woken: _grant passes it on)
         try:
+            wait = self.wait(client)
+            if wait > 0:
+                await asyncio.sleep(wait)
             yield
         finally:
             self._release(client)
