@@ -22,7 +22,7 @@ from demine.web.records import Records
 from demine.web.session import seen_bbbv
 from demine.web.store import open_store
 
-SCRIPT = ServeLimits(games=None, moves=None, hints=None, analyses=None, records=None)
+SCRIPT = ServeLimits(games=None, moves=None, hints=None, analyses=None, records=None, pace=0)
 
 
 def app_client(url: str, limits: ServeLimits = SCRIPT) -> TestClient:

@@ -26,7 +26,7 @@ from demine.web.service import Session, hints
 
 #: The tests play at a script's speed, past the per-second rates a person never meets: the rates
 #: are tested in test_web_limits.py.
-SCRIPT = ServeLimits(games=None, moves=None, hints=None, analyses=None, views=None, exports=None)
+SCRIPT = ServeLimits(games=None, moves=None, hints=None, analyses=None, views=None, exports=None, pace=0)
 
 
 @pytest.fixture

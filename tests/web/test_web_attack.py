@@ -31,7 +31,7 @@ from demine.web.service import Conflict, NotFound, Service
 from demine.web.session import REPLAY_FRAMES, REPLAY_STEP
 from demine.web.store import Store, StoreUnavailable, open_store
 
-SCRIPT = ServeLimits(games=None, moves=None, hints=None, analyses=None, views=None, exports=None)
+SCRIPT = ServeLimits(games=None, moves=None, hints=None, analyses=None, views=None, exports=None, pace=0)
 
 
 def _store(url: str, wait: float) -> Store:

@@ -32,6 +32,7 @@ SCRIPT = [
     "--workers",
     "0",
     *(a for k in ("games", "moves", "hints", "views", "exports") for a in ("--rate", f"{k}=off")),
+    *("--pace", "0"),
 ]
 
 

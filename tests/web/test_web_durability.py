@@ -20,8 +20,8 @@ from tests.serving import free_port, start
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc for the worker processes")
 
 
-#: The tests move at a script's speed, past the per-second rates a person never meets.
-SCRIPT = ["--rate", "moves=off", "--rate", "games=off", "--rate", "hints=off", "--rate", "views=off"]
+#: The tests move at a script's speed, past the per-second rates and the pace a person never meets.
+SCRIPT = [*(a for k in ("moves", "games", "hints", "views") for a in ("--rate", f"{k}=off")), "--pace", "0"]
 
 
 def _start(db: Path, port: int) -> subprocess.Popen[bytes]:

@@ -17,7 +17,7 @@ from demine.web.app import create_app
 from demine.web.limits import ServeLimits
 from demine.web.session import Session
 
-SCRIPT = ServeLimits(games=None, moves=None, hints=None, analyses=None, views=None, exports=None)
+SCRIPT = ServeLimits(games=None, moves=None, hints=None, analyses=None, views=None, exports=None, pace=0)
 Answer = tuple[int, list[tuple[str, str]], bytes]
 
 

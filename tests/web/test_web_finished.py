@@ -20,7 +20,7 @@ from demine.web.limits import ServeLimits
 from demine.web.service import Service
 from demine.web.store import Store
 
-SCRIPT = ServeLimits(games=None, moves=None, hints=None, analyses=None, views=None, exports=None)
+SCRIPT = ServeLimits(games=None, moves=None, hints=None, analyses=None, views=None, exports=None, pace=0)
 
 
 def _finished(service: Service, flags: int = 40) -> str:
