@@ -5,7 +5,6 @@ whose hints cannot be queued is answered without them (it was played)."""
 from __future__ import annotations
 
 import asyncio
-import itertools
 import threading
 import time
 
@@ -235,9 +234,9 @@ def test_a_flood_is_spread_by_its_pace_and_the_other_clients_are_not() -> None:
         return started["a"], started["b"]
 
     a, b = asyncio.run(scenario())
-    assert a[4] - a[0] < 0.05  # the burst at once
-    assert a[9] - a[0] >= 0.095  # then one each 20 ms: the tenth 100 ms after the first
-    assert all(later - sooner >= 0.015 for sooner, later in itertools.pairwise(a[4:]))
+    # (only lower bounds on real sleeps: a loaded machine can stretch them, never shorten them;
+    # the schedule itself is checked on a fake clock above)
+    assert a[9] - a[0] >= 0.095  # the burst of 5, then one each 20 ms: the tenth 100 ms after
     assert max(b) < a[5]  # the other client was not paced behind a's flood
 
 
