@@ -89,6 +89,13 @@ class ServeLimits:
     """Slow work (analyses, guess-free boards, hints on boards over ``quick_cells``) at once."""
     heavy_per_client: int = 2
     """Slow requests one client may have running or waiting at once (429 past that)."""
+    idle_background: bool = True
+    """The slow lane's and the reviews' worker processes run only when nothing else wants the CPU
+    (Linux's ``SCHED_IDLE``; elsewhere only their ``nice``), so the players' requests never wait
+    for a core behind them. At nice 10 and 19 they still took a core for milliseconds at a time
+    from the server processes, which under the abuse benchmark waited for one about 5 ms a
+    player's turn (research log 12 part p). On a machine always busy with other normal work they
+    get little CPU: their analyses end on their time budgets with what they found by then."""
     review_wait: float = 1.0
     """Seconds a request for a review waits for it; past that the review goes on in the background
     and the answer says it is being prepared."""

@@ -104,11 +104,19 @@ class Service(FinishedReads):
         self.quick = Lane(workers, lim.heavy_running, lim.heavy_queue)
         self.slow = Lane(
             lim.slow_running if workers else 0, lim.slow_running, lim.heavy_queue,
-            nice=10, in_thread=True, per_client=lim.heavy_per_client, reserve=1,
+            nice=10, idle=lim.idle_background, in_thread=True, per_client=lim.heavy_per_client, reserve=1,
         )  # fmt: skip
         # reviews: minutes of work for a long game on a big board, so a lane of their own (one
         # process at the lowest priority, one review per client), apart from hints and analyses
-        self.reviews = Lane(1 if workers else 0, 1, lim.heavy_queue, nice=19, in_thread=True, per_client=1)
+        self.reviews = Lane(
+            1 if workers else 0,
+            1,
+            lim.heavy_queue,
+            nice=19,
+            idle=lim.idle_background,
+            in_thread=True,
+            per_client=1,
+        )
         self._reviewing: dict[str, asyncio.Task[bytes]] = {}
         # a finished game's encoded replay frames: a quarter of the memory bound at most
         self.answers = Answers(lim.cache_bytes // 4)

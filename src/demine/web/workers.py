@@ -4,8 +4,9 @@ on the work running and waiting.
 - The **quick** lane: hints on the players' own games of ordinary size (milliseconds each).
 - The **slow** lane: the analysis board's pasted positions, guess-free boards, hints on boards
   over ``ServeLimits.quick_cells`` and reviews of finished games. It has as many processes as
-  calls it runs at once (``ServeLimits.slow_running``), at a lower CPU priority (``nice`` 10), so
-  they take the CPU the server and the quick lane leave, and one client may have at most
+  calls it runs at once (``ServeLimits.slow_running``), at a lower CPU priority (``nice`` 10, and
+  with ``ServeLimits.idle_background`` Linux's ``SCHED_IDLE``), so they take the CPU the server
+  and the quick lane leave, and one client may have at most
   ``ServeLimits.heavy_per_client`` requests in it at once (429 past that).
 
 Each lane is **fair**: a free place goes to the most urgent kind of work waiting (a player's own
@@ -39,12 +40,32 @@ from demine.web.pool import Pool, WorkerDied
 CLIENT: ContextVar[str | None] = ContextVar("demine_client", default=None)
 
 
-def _worker_start(parent: int, nice: int, every: float = 0.5) -> None:
-    """In a worker: lower its priority by ``nice``, and exit when the server that started it is
-    gone (killed with SIGKILL, a server cannot stop its workers itself; they would live on as
+def run_when_idle() -> bool:
+    """Schedule this process only when no other wants the CPU (Linux's ``SCHED_IDLE``); False where
+    the system has no such policy or refuses it (the process is left as it was).
+
+    A niced process still takes a core for a few milliseconds at a time from a server that wakes
+    up wanting it (the scheduler shares by weight, and a nice of 10 is a tenth of a normal task's);
+    an idle one yields it at once (research log 12 part p)."""
+    policy = getattr(os, "SCHED_IDLE", None)
+    if policy is None or not hasattr(os, "sched_setscheduler"):
+        return False
+    try:
+        os.sched_setscheduler(0, policy, os.sched_param(0))
+    except OSError:
+        return False
+    return True
+
+
+def _worker_start(parent: int, nice: int, idle: bool = False, every: float = 0.5) -> None:
+    """In a worker: lower its priority by ``nice`` (and to ``SCHED_IDLE`` with ``idle``, where the
+    system has it: :func:`run_when_idle`), and exit when the server that started it is gone
+    (killed with SIGKILL, a server cannot stop its workers itself; they would live on as
     orphans)."""
     if nice:
         os.nice(nice)
+    if idle:
+        run_when_idle()
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -65,7 +86,9 @@ GAME, ANALYSIS, REVIEW = 0, 1, 2
 class Lane:
     """One pool of ``processes`` workers (none: in this process), ``running`` calls at once,
     ``queue`` waiting, with ``per_client`` at most that many calls of one client at once, and
-    ``reserve`` of the ``running`` places kept for :data:`GAME` work."""
+    ``reserve`` of the ``running`` places kept for :data:`GAME` work. The workers run ``nice``
+    lower than the server, and with ``idle`` only when nothing else wants the CPU (where the
+    system can: :func:`run_when_idle`)."""
 
     def __init__(
         self,
@@ -74,6 +97,7 @@ class Lane:
         queue: int,
         *,
         nice: int = 0,
+        idle: bool = False,
         in_thread: bool = False,
         per_client: int | None = None,
         reserve: int = 0,
@@ -89,7 +113,7 @@ class Lane:
         """Each client's latest start (the count of starts then): the least recently served first."""
         self._by_client: Counter[str] = Counter()
         # every worker started now, not on the first player's click
-        self._pool = Pool(processes, _worker_start, (os.getpid(), nice), _ready) if processes else None
+        self._pool = Pool(processes, _worker_start, (os.getpid(), nice, idle), _ready) if processes else None
 
     def _room(self, kind: int) -> bool:
         """Whether a call of ``kind`` may start now."""
