@@ -47,6 +47,7 @@ from demine.players.best.settings import (
     FastSettings,
     Hooks,
 )
+from demine.players.held import collector_held
 from demine.players.longterm import Influence
 
 #: The default budget of one decision.
@@ -226,13 +227,30 @@ def _decide(
     pair_first: bool = True,
     from_rules: bool = False,
     counts: CountCache | None = None,
+    hold: bool = True,
 ) -> Decision:
     """The shared turn of ``best`` and ``fast``: what single numbers prove, else (with
     ``pair_first``) what the pair rule proves, else the full analysis's safe cells, else
     ``guess``; proven mines are flagged along the way. The pair rule proves most of what the
     count would, at a fraction of the cost: speed only (see :func:`_quick_safe`). With
     ``from_rules`` the count starts from what the pair rule decided (the same chances). ``counts``:
-    where the count keeps its components' counts (``solve_system``'s ``cache``), for ``guess``."""
+    where the count keeps its components' counts (``solve_system``'s ``cache``), for ``guess``.
+    With ``hold``, the cycle collector is held off through it
+    (:func:`~demine.players.held.collector_held`: speed only)."""
+    with collector_held(hold):
+        return _turn(position, limit, guess, follower, pair_first, from_rules, counts)
+
+
+def _turn(
+    position: Position,
+    limit: Limit,
+    guess: Callable[[Analysis, System | None], BestMove],
+    follower: Follower,
+    pair_first: bool,
+    from_rules: bool,
+    counts: CountCache | None,
+) -> Decision:
+    """:func:`_decide`, the collector as it finds it."""
     quick = _quick_safe(position, follower)
     if quick is not None:
         return quick
@@ -275,11 +293,18 @@ class BestPlayer:
     name = "best"
 
     def __init__(
-        self, settings: BestSettings = DEFAULT_SETTINGS, limit: Limit = DEFAULT_LIMIT, hooks: Hooks = NO_HOOKS
+        self,
+        settings: BestSettings = DEFAULT_SETTINGS,
+        limit: Limit = DEFAULT_LIMIT,
+        hooks: Hooks = NO_HOOKS,
+        hold_collector: bool = True,
     ) -> None:
         self.settings = settings
         self.limit = limit
         self.hooks = hooks
+        self.hold_collector = hold_collector
+        """The cycle collector is held off while it counts and guesses
+        (:func:`~demine.players.held.collector_held`; the same moves either way)."""
         self.follower = Follower()
 
     def decide(self, position: Position, rng: random.Random) -> Decision:
@@ -296,7 +321,14 @@ class BestPlayer:
         pair_first = self.settings.pair_first
         # (the count starts from the pair rule's run when it ran: the same chances)
         return _decide(
-            position, self.limit, guess, self.follower, pair_first, from_rules=pair_first, counts=counts
+            position,
+            self.limit,
+            guess,
+            self.follower,
+            pair_first,
+            from_rules=pair_first,
+            counts=counts,
+            hold=self.hold_collector,
         )
 
 
@@ -308,9 +340,13 @@ class FastPlayer:
 
     name = "fast"
 
-    def __init__(self, settings: FastSettings = DEFAULT_FAST, limit: Limit = DEFAULT_LIMIT) -> None:
+    def __init__(
+        self, settings: FastSettings = DEFAULT_FAST, limit: Limit = DEFAULT_LIMIT, hold_collector: bool = True
+    ) -> None:
         self.settings = settings
         self.limit = limit
+        self.hold_collector = hold_collector
+        """As :attr:`BestPlayer.hold_collector`."""
         self.follower = Follower()
 
     def decide(self, position: Position, rng: random.Random) -> Decision:
@@ -320,7 +356,14 @@ class FastPlayer:
         if position.cells > LOCAL_CELLS:
             return self._local_decide(position)
         pick = two_step_move if self.settings.two_step else safest_move
-        return _decide(position, self.limit, lambda a, _: pick(position, a), self.follower, from_rules=True)
+        return _decide(
+            position,
+            self.limit,
+            lambda a, _: pick(position, a),
+            self.follower,
+            from_rules=True,
+            hold=self.hold_collector,
+        )
 
     def _local_decide(self, position: Position) -> Decision:
         return local_decide(self.follower.engine(position))
