@@ -153,6 +153,19 @@ def test_the_slow_lanes_and_reviews_workers_run_only_when_the_cpu_is_idle(idle: 
         service.close()
 
 
+@pytest.mark.parametrize(("options", "idle"), [([], True), (["--niced-background"], False)])
+def test_serve_sets_the_background_workers_policy(
+    monkeypatch: pytest.MonkeyPatch, options: list[str], idle: bool
+) -> None:
+    import demine.web.app
+    from demine.cli import main
+
+    got: list[ServeLimits] = []
+    monkeypatch.setattr(demine.web.app, "serve", lambda *args: got.append(args[4]))
+    assert main(["serve", *options]) == 0
+    assert got[0].idle_background is idle
+
+
 def _gated(gate: threading.Event) -> Callable[[str], str]:
     def work(name: str) -> str:
         gate.wait(5)

@@ -122,6 +122,13 @@ def add_serve(sub: Any) -> None:
         help="API requests one client starts a second at most, evenly, after 5 at once (default 20); "
         "one that comes sooner waits for its time, so a script's bursts are spread (0: not paced)",
     )
+    p.add_argument(
+        "--niced-background",
+        action="store_true",
+        help="run the slow lane's and the reviews' workers only niced (10 and 19), not at Linux's "
+        "SCHED_IDLE (the default, where they run only when nothing else wants the CPU): on a machine "
+        "busy with other low-priority work they then still get their share",
+    )
     p.add_argument("--max-moves", type=positive_int, default=20_000, help="moves one game may hold")
     p.add_argument(
         "--idle-expiry",
@@ -193,6 +200,7 @@ def cmd_serve(ns: argparse.Namespace) -> int:
         refusal_delay=ns.refusal_delay,
         running_per_client=ns.running_per_client,
         pace=ns.pace,
+        idle_background=not ns.niced_background,
     )
 
     if ns.workers is not None and ns.workers < 0:

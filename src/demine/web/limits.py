@@ -91,11 +91,13 @@ class ServeLimits:
     """Slow requests one client may have running or waiting at once (429 past that)."""
     idle_background: bool = True
     """The slow lane's and the reviews' worker processes run only when nothing else wants the CPU
-    (Linux's ``SCHED_IDLE``; elsewhere only their ``nice``), so the players' requests never wait
+    (Linux's ``SCHED_IDLE``; elsewhere only their ``nice``), so the players' requests do not wait
     for a core behind them. At nice 10 and 19 they still took a core for milliseconds at a time
-    from the server processes, which under the abuse benchmark waited for one about 5 ms a
+    from the server processes, which under the abuse benchmark waited for one 3.3-5.0 ms a
     player's turn (research log 12 part p). On a machine always busy with other normal work they
-    get little CPU: their analyses end on their time budgets with what they found by then."""
+    get little CPU, the big boards' players' hints included (``serve --niced-background`` turns
+    it off: with two nice-19 processes spinning, a 100x100 game's hints took 24-343 ms idle
+    against 29-49 niced, research log 12 part p)."""
     review_wait: float = 1.0
     """Seconds a request for a review waits for it; past that the review goes on in the background
     and the answer says it is being prepared."""
