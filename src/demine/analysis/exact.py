@@ -36,6 +36,7 @@ import math
 import time
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from functools import partial
 from itertools import filterfalse
 from typing import Final, cast
 
@@ -443,9 +444,6 @@ def _solve(
     safe = frozenset(g.safe)
     mines = frozenset(g.mines)
 
-    def reasons() -> dict[int, Reason]:
-        return _reasons(system, safe | mines, comps, L is not None)
-
     return Analysis(
         unknown=tuple(system.unknown),
         safe=safe,
@@ -455,7 +453,9 @@ def _solve(
         ms=(time.perf_counter() - t0) * 1000.0,
         known_mines=system.known_mines,
         _prob=g.prob,
-        _reasons_fn=reasons,
+        # (a partial, not a closure: compiled, a closure's environment and the closure are a cycle
+        # that would hold the whole count until the collector ran)
+        _reasons_fn=partial(_reasons, system, safe | mines, comps, L is not None),
         _values=g.values,
     )
 

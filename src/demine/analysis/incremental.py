@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from functools import partial
 
 from demine.analysis.constraints import (
     Component,
@@ -558,12 +559,6 @@ class Frame:
         if n_off:
             assign(off, (num, z))
         position = self.position
-
-        def reasons() -> dict[int, Reason]:
-            from demine.analysis import analyze
-
-            return analyze(position).reasons
-
         return Analysis(
             unknown=tuple(self.unknown),
             safe=frozenset(g.safe),
@@ -573,6 +568,13 @@ class Frame:
             ms=(time.perf_counter() - t0) * 1000.0,
             known_mines=self.known_mines,
             _prob=g.prob,
-            _reasons_fn=reasons,
+            _reasons_fn=partial(_reasons_of, position),  # (not a closure: see exact's)
             _values=g.values,
         )
+
+
+def _reasons_of(position: Position) -> dict[int, Reason]:
+    """The reasons of ``position``'s analysis (a frame's analysis has none of its own)."""
+    from demine.analysis import analyze
+
+    return analyze(position).reasons

@@ -35,21 +35,6 @@ def forced_fifty(position: Position, a: Analysis, around: int | None = None) -> 
     geo = position.geometry
     known_mine = a.mines | a.known_mines
 
-    def unknown(d: int) -> bool:
-        """Covered and not a known mine, or flagged without being known to be a mine."""
-        return (st[d] == COVERED and d not in known_mine) or (st[d] == FLAG and d not in a.known_mines)
-
-    def tells_apart(d: int, pair: tuple[int, int], near_both: set[int]) -> bool:
-        """Whether cell ``d``, next to ``pair``, could ever tell its two cells apart."""
-        if d in pair:
-            return False
-        if unknown(d):
-            return True  # it may be opened and show a number
-        if st[d] >= COVERED or d in near_both:
-            return False  # a known mine, or a number that sees x + y: 1 either way
-        # a number next to one of them: other unknown cells it sees would tie the pair to them
-        return any(e not in pair and unknown(e) for e in geo.neighbours(d))
-
     picked = _candidates(position, known_mine)
     if around is None:
         scan: Iterable[int] = compress(cell_numbers(position.cells), picked)
@@ -74,9 +59,38 @@ def forced_fifty(position: Position, a: Analysis, around: int | None = None) -> 
             continue
         near_x, near_y = set(geo.neighbours(x)), set(geo.neighbours(y))
         both = near_x & near_y
-        if not any(tells_apart(d, pair, both) for d in near_x | near_y):
+        if not any(_tells_apart(position, a, known_mine, d, pair, both) for d in near_x | near_y):
             return min(x, y)
     return None
+
+
+def _unknown(st: bytes, known_mine: frozenset[int], known: frozenset[int], d: int) -> bool:
+    """Covered and not a known mine, or flagged without being known to be a mine (``known_mine``
+    the proven and known mines, ``known`` the known ones)."""
+    return (st[d] == COVERED and d not in known_mine) or (st[d] == FLAG and d not in known)
+
+
+def _tells_apart(
+    position: Position,
+    a: Analysis,
+    known_mine: frozenset[int],
+    d: int,
+    pair: tuple[int, int],
+    near_both: set[int],
+) -> bool:
+    """Whether cell ``d``, next to ``pair``, could ever tell its two cells apart. (Functions of
+    the module, not closures of :func:`forced_fifty`: compiled, two closures that call each other
+    are a cycle only the collector frees.)"""
+    st = position.states
+    known = a.known_mines
+    if d in pair:
+        return False
+    if _unknown(st, known_mine, known, d):
+        return True  # it may be opened and show a number
+    if st[d] >= COVERED or d in near_both:
+        return False  # a known mine, or a number that sees x + y: 1 either way
+    # a number next to one of them: other unknown cells it sees would tie the pair to them
+    return any(e not in pair and _unknown(st, known_mine, known, e) for e in position.geometry.neighbours(d))
 
 
 def _candidates(position: Position, known_mine: frozenset[int]) -> bytes:
