@@ -26,8 +26,10 @@ from demine.errors import InconsistentPosition
 from demine.players.best.moves import (
     BestMove,
     distances,
+    frontier_split,
     neighbour_counts,
     off_candidates,
+    safe_enough,
     touches_revealed,
     zero_chance_keys,
 )
@@ -271,31 +273,21 @@ def _chosen(
     long-term credit; then the off-frontier ones among them, and each one's long-term safety.
     (A function of its own: its lists of covered cells are gone before the search starts, so the
     collector does not walk them at the search's young collections.)"""
-    covered = [c for c in a.unknown if position.states[c] == COVERED]
-    if not covered:
+    st = position.states
+    if not any(st[c] == COVERED for c in a.unknown):
         return None
     ratios = a.ratios
-    prob_of = a.probability
 
     best_p = a.min_probability()
     floor = (1 - best_p) * Fraction(settings.candidate_share)
-    # the cells safe enough to weigh (integer tests, one per probability: this visits every
-    # covered cell), then on the frontier or off it
-    fn, fd = floor.numerator, floor.denominator
-    passes: dict[int, bool] = {}  # by the identity of the value, as a.probability keeps them
-    ok_cells: list[int] = []
-    for c in covered:
-        nd = ratios[c]
-        ok = passes.get(id(nd))
-        if ok is None:
-            n, d = nd
-            ok = passes[id(nd)] = (d - n) * fd >= fn * d
-        if ok:
-            ok_cells.append(c)
-    near = touches_revealed(position, ok_cells)
-    near_ok = [c for c, on in zip(ok_cells, near, strict=True) if on]
-    off_ok = [c for c, on in zip(ok_cells, near, strict=True) if not on]
-    frontier = sorted(near_ok, key=lambda c: (prob_of(c), zero_key(c), c))[: settings.max_candidates]
+    # the cells safe enough to weigh (this visits every covered cell: compiled), then on the
+    # frontier or off it
+    ok_cells = safe_enough(position, a.unknown, ratios, (floor.numerator, floor.denominator))
+    near_ok, off_ok = frontier_split(position, ok_cells)
+    # the safest, then the most likely zero, then the lowest cell (compiled, without a Fraction
+    # per cell)
+    chances = [(ratios[c], c) for c in near_ok]
+    frontier = [c for _, _, c in _safest(chances, zero_key, settings.max_candidates)]
     if position.cells <= 65536:
         off = off_candidates(position, off_ok, settings.max_off_candidates, settings.far_off)
     else:
@@ -303,8 +295,9 @@ def _chosen(
     chosen = frontier + off
     safety: dict[int, Fraction] = {}
     if influence is not None:
-        is_covered = set(covered)
-        extra = [c for c in influence.influenced() if c in is_covered and c not in chosen]
+        # (every covered cell is unknown: the analysis's unknown cells are the covered ones, and
+        # flagged ones when flags are doubted)
+        extra = [c for c in influence.influenced() if st[c] == COVERED and c not in chosen]
         safety = {c: influence.long_term_safety(c) for c in chosen + extra}
         chosen += [c for c in extra if safety[c] >= floor]
     return chosen, off, safety

@@ -4,7 +4,7 @@ to open a zero, the distance from what is revealed, and the safest cell."""
 from __future__ import annotations
 
 from bisect import insort
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import compress
@@ -13,6 +13,7 @@ from operator import itemgetter
 from typing import Any, Final, Literal
 
 from demine.analysis import Analysis
+from demine.analysis.result import Ratio
 from demine.analysis.totals import quotient
 from demine.engine.game import Move
 from demine.engine.grid import geometry
@@ -218,6 +219,31 @@ def _four_neighbours(width: int, height: int) -> tuple[tuple[int, ...], ...]:
     return tuple(out)
 
 
+def safe_enough(
+    position: Position, unknown: Iterable[int], ratios: Mapping[int, Ratio], floor: Ratio
+) -> list[int]:
+    """The covered cells of ``unknown`` (in its order) whose safety is at least ``floor`` (as
+    ``(numerator, denominator)``; a cell's chance of a mine is ``ratios[c]``): integer tests, one
+    per distinct chance (the cells of a box share one pair object, told apart by identity)."""
+    st = position.states
+    fn, fd = floor
+    passes: dict[int, bool] = {}
+    out = []
+    for c in unknown:
+        if st[c] != COVERED:
+            continue
+        nd = ratios[c]
+        key = id(nd)
+        ok = passes.get(key)
+        if ok is None:
+            n, d = nd
+            ok = (d - n) * fd >= fn * d
+            passes[key] = ok
+        if ok:
+            out.append(c)
+    return out
+
+
 def touches_revealed(position: Position, cells: list[int]) -> list[bool]:
     """For each of ``cells`` (covered ones), whether a neighbour is revealed (it is on the
     frontier). Marks the neighbours of the revealed cells, or counts each cell's hidden
@@ -236,6 +262,20 @@ def touches_revealed(position: Position, cells: list[int]) -> list[bool]:
     zero_key = zero_chance_keys(position)
     n_nb = neighbour_counts(position.width, position.height)
     return [zero_key(c) != n_nb[c] for c in cells]
+
+
+def frontier_split(position: Position, cells: list[int]) -> tuple[list[int], list[int]]:
+    """``cells`` (covered ones) on the frontier and off it, each in their order
+    (:func:`touches_revealed`)."""
+    near = touches_revealed(position, cells)
+    on: list[int] = []
+    off: list[int] = []
+    for i in range(len(cells)):  # (an index loop: compiled, a zip with ``strict`` is a call)
+        if near[i]:
+            on.append(cells[i])
+        else:
+            off.append(cells[i])
+    return on, off
 
 
 def safest_move(position: Position, a: Analysis, far_ties: bool = False) -> BestMove:
