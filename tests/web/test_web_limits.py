@@ -166,6 +166,25 @@ def test_serve_sets_the_background_workers_policy(
     assert got[0].idle_background is idle
 
 
+def test_serve_pace_option_states_the_settings_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the CLI does not import the web modules to build its help, so the --pace help writes the
+    # burst and the default out: they must stay the settings' own
+    import argparse
+
+    import demine.web.app
+    from demine.cli import build_parser, main
+    from demine.web.limits import PACE_BURST
+
+    got: list[ServeLimits] = []
+    monkeypatch.setattr(demine.web.app, "serve", lambda *args: got.append(args[4]))
+    assert main(["serve"]) == 0
+    assert got[0].pace == ServeLimits().pace
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    pace = next(a for a in sub.choices["serve"]._actions if "--pace" in a.option_strings)
+    assert pace.help is not None
+    assert f"after {PACE_BURST} at once (default {ServeLimits().pace:g})" in pace.help
+
+
 def _gated(gate: threading.Event) -> Callable[[str], str]:
     def work(name: str) -> str:
         gate.wait(5)

@@ -271,8 +271,7 @@ def _chosen(
     """:func:`look_ahead`'s candidates, or None when no covered cell is left: the safest frontier
     cells, the off-frontier ones most likely to open and (with ``influence``) the cells with
     long-term credit; then the off-frontier ones among them, and each one's long-term safety.
-    (A function of its own: its lists of covered cells are gone before the search starts, so the
-    collector does not walk them at the search's young collections.)"""
+    (Its lists of cells are gone before the search starts.)"""
     st = position.states
     if not any(st[c] == COVERED for c in a.unknown):
         return None
