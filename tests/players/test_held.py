@@ -9,7 +9,9 @@ from collections.abc import Iterator
 import pytest
 
 from demine.analysis import Limit
+from demine.analysis.exact import Counted
 from demine.bench import generated_specs
+from demine.players import held as held_module
 from demine.players.best import BestPlayer, FastPlayer, Hooks
 from demine.players.best import play as play_module
 from demine.players.held import collector_held
@@ -67,6 +69,30 @@ def test_best_holds_the_collector_through_its_look_ahead_only(collector_on: None
     assert set(seen) == {not hold}
     # the same moves either way
     assert moves == _play(BestPlayer(limit=Limit(), hold_collector=not hold), 4, "held")
+
+
+def test_best_drops_its_counts_before_the_collector_comes_back(
+    collector_on: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The collection that came due during a decision runs as soon as the collector is back on.
+    # The search's counts must be gone by then: alive, that collection walks them all once more
+    # just before they are freed (it did, in about one decision of seven, when the count's cache
+    # outlived the hold).
+    alive: list[int] = []
+
+    class Watched:
+        isenabled = staticmethod(gc.isenabled)
+        disable = staticmethod(gc.disable)
+
+        @staticmethod
+        def enable() -> None:
+            alive.append(sum(1 for o in gc.get_objects() if type(o) is Counted))
+            gc.enable()
+
+    monkeypatch.setattr(held_module, "gc", Watched)
+    _play(BestPlayer(limit=Limit()), 4, "held")
+    assert len(alive) >= 20  # (decisions made)
+    assert alive == [0] * len(alive)
 
 
 @pytest.mark.parametrize("hold", [True, False])

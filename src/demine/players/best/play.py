@@ -309,7 +309,14 @@ class BestPlayer:
 
     def decide(self, position: Position, rng: random.Random) -> Decision:
         """Open every safe cell, or play :func:`best_move`."""
+        # the hold covers the count's cache too: made and dropped inside it, so the collection
+        # that came due does not walk the search's counts once more just before they are freed
+        # (the same moves: speed only)
+        with collector_held(self.hold_collector):
+            return self._turn(position)
 
+    def _turn(self, position: Position) -> Decision:
+        """:meth:`decide`, the collector as it finds it."""
         # the count's components' counts, for the look-ahead's root (the same counts: speed only)
         counts: CountCache = {}
 
@@ -328,7 +335,7 @@ class BestPlayer:
             pair_first,
             from_rules=pair_first,
             counts=counts,
-            hold=self.hold_collector,
+            hold=False,
         )
 
 
