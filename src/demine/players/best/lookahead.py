@@ -38,8 +38,10 @@ from demine.players.best.survive import (
     SLACK,
     STOP_MARGIN,
     TIE,
+    Chances,
     Stop,
     _safest,
+    chance_floats,
     dropper,
     make_stop,
     scaled,
@@ -377,11 +379,13 @@ def _survive_two(
     are then read from the frame (:meth:`~demine.analysis.incremental.Frame.chances`, the same
     numbers as its analysis's) and ``a`` may be None."""
     z: int | None
+    chances: Chances | None = None  # (the frame's, as floats: the order its numbers are counted in)
     if isinstance(system, Frame):
         try:  # (the frame's weights are made here, the first time they are read)
             z, safe, boxes, off_nd = system.chances(deadline)
         except OverBudget:
             return None
+        chances = chance_floats(boxes, system.decided, off_nd)
     else:
         assert a is not None  # (a system comes with its analysis)
         z, safe, boxes, off_nd = a.solutions, list(a.safe), [], None
@@ -390,7 +394,7 @@ def _survive_two(
     if safe:
         (s,) = safe
         found = _reveal_worth(
-            position, s, system, cache, deadline, make_stop(z, (0, 1), 1.0, 0.0, 0.0, drops)
+            position, s, system, cache, deadline, make_stop(z, (0, 1), 1.0, 0.0, 0.0, drops), chances
         )
         if found is None or isinstance(found, float):
             return found
@@ -437,7 +441,7 @@ def _survive_two(
         if i and drops is not None and drops(max(best, safety + STOP_MARGIN)):
             return max(best, safety + STOP_MARGIN)
         found = _reveal_worth(
-            position, c, system, cache, deadline, make_stop(z, nd, safety, best, later, drops)
+            position, c, system, cache, deadline, make_stop(z, nd, safety, best, later, drops), chances
         )
         if found is None:
             return None
@@ -458,13 +462,14 @@ def _reveal_worth(
     cache: CountCache,
     deadline: float | None,
     stop: Stop | None = None,
+    chances: Chances | None = None,
 ) -> tuple[float, float] | float | None:
     """Over the numbers ``cell`` can show: the layouts with it safe, and their sum of the chance
     to survive one more reveal afterwards (both scaled by :func:`scaled`). None when the budget
     (``deadline``) ran out; with a frame and ``stop``, what ``stop`` returned when it stopped the
-    count (see :func:`survivals`)."""
+    count (see :func:`survivals`, which counts the numbers in the order ``chances`` gives)."""
     if isinstance(system, Frame):
-        found = survivals(position, cell, system, deadline, stop)
+        found = survivals(position, cell, system, deadline, stop, chances)
         if found is None or isinstance(found, float):
             return found
         weights, total = scaled([n for n, _ in found])
