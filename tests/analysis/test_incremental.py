@@ -248,7 +248,7 @@ def test_a_part_weighs_its_boxes_as_the_backward_pass(seed: int) -> None:
             want = marginals(part.counted, R)[0]
             assert Part(part.cons, part.counted).weighted(R) == want
             assert part.weighted(R) == want
-            assert part.weighted(R) == want  # (from the tables, from the second on)
+            assert part.weighted(R) == want  # (from the tables, from the third on)
 
 
 #: A 5x3 board with 5 mines and two 2s: opening a cell next to one 2 can prove both its mines,
