@@ -68,7 +68,7 @@ def test_numbers_are_counted_nearest_the_expected_first_with_the_same_result() -
             value = _worth(plain, safety)
             for best in (value - 0.02, value + 0.02):
                 for name, given in (("by number", None), ("nearest first", chances)):
-                    stop = make_stop(z, nd, safety, best, 0.0, None)
+                    stop = make_stop(z, nd, safety, best, None)
                     assert stop is not None
                     calls = [0]
 

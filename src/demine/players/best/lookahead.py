@@ -375,7 +375,9 @@ def _survive_two(
     least the chance this function would return), that bound may be returned instead: the caller
     then decides the same with it. With a :class:`~demine.analysis.incremental.Frame`, the numbers
     of a candidate are counted one at a time, and the candidate is left as soon as the layouts
-    counted so far show that it cannot beat the best so far, or that ``drops`` holds; the chances
+    counted so far show that it cannot beat the best so far, or that ``drops`` holds for what it
+    could still be worth (then the others must show the same, or one of them is worth more and
+    the result is exact); the chances
     are then read from the frame (:meth:`~demine.analysis.incremental.Frame.chances`, the same
     numbers as its analysis's) and ``a`` may be None."""
     z: int | None
@@ -394,7 +396,7 @@ def _survive_two(
     if safe:
         (s,) = safe
         found = _reveal_worth(
-            position, s, system, cache, deadline, make_stop(z, (0, 1), 1.0, 0.0, 0.0, drops), chances
+            position, s, system, cache, deadline, make_stop(z, (0, 1), 1.0, 0.0, drops), chances
         )
         if found is None or isinstance(found, float):
             return found
@@ -432,27 +434,29 @@ def _survive_two(
         cands.append((1.0 - off_p[0] / off_p[1], off[1], off_p))
     cands.sort(key=lambda t: -t[0])
     best = 0.0
+    # the most a candidate left early for ``drops`` could be worth: below what keeps the caller,
+    # so it is the answer only if every other candidate is below that too (then it is a bound the
+    # caller drops with; else the best is above it, and exact)
+    cut = 0.0
     for i, (safety, c, nd) in enumerate(cands):
         if safety <= best:
             break  # even a certain next reveal could not beat it
-        # the candidates after this one are worth at most their own safety (as floats, within
-        # the margin: a value is a product of safety and a share that rounds to 1 or just above)
-        later = cands[i + 1][0] + STOP_MARGIN if i + 1 < len(cands) else 0.0
-        if i and drops is not None and drops(max(best, safety + STOP_MARGIN)):
-            return max(best, safety + STOP_MARGIN)
+        # this one and those after it are worth at most their own safety (as floats, within the
+        # margin: a value is a product of safety and a share that rounds to 1 or just above)
+        if i and drops is not None and drops(max(best, cut, safety + STOP_MARGIN)):
+            return max(best, cut, safety + STOP_MARGIN)
         found = _reveal_worth(
-            position, c, system, cache, deadline, make_stop(z, nd, safety, best, later, drops), chances
+            position, c, system, cache, deadline, make_stop(z, nd, safety, best, drops), chances
         )
         if found is None:
             return None
         if isinstance(found, float):
-            if found > best:  # (else it only could not beat the best)
-                return found
+            cut = max(cut, found)  # (at most the best when it only could not beat it)
             continue
         total, weighted = found
         if total:
             best = max(best, safety * weighted / total)
-    return best
+    return max(best, cut)
 
 
 def _reveal_worth(

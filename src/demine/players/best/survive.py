@@ -50,15 +50,15 @@ Stop = Callable[[int, float], float | None]
 
 
 def make_stop(
-    z: int | None, nd: Ratio, safety: float, best: float, later: float, drops: Callable[[float], bool] | None
+    z: int | None, nd: Ratio, safety: float, best: float, drops: Callable[[float], bool] | None
 ) -> Stop | None:
     """For a candidate of :func:`_survive_two` (chance of a mine ``nd``, ``safety`` as a float;
-    ``z`` the position's count of layouts), when the best of the others so far is ``best`` and
-    those after it are worth at most ``later``: a :data:`Stop` that ends its count once it can no
-    longer beat ``best`` (it returns ``best``), or once ``drops`` holds for an upper bound of
-    :func:`_survive_two`'s result (it returns that bound). The sum of its numbers' counts is the
-    count of layouts with the cell safe, so the layouts not counted yet are known: at best they
-    all survive. None without an exact count of layouts."""
+    ``z`` the position's count of layouts), when the best of the others so far is ``best``: a
+    :data:`Stop` that ends its count once it can no longer beat ``best`` (it returns ``best``), or
+    once ``drops`` holds for an upper bound of the candidate's own value (it returns that bound:
+    the candidate stays below what drops the caller, so it cannot be the one that keeps it). The
+    sum of its numbers' counts is the count of layouts with the cell safe, so the layouts not
+    counted yet are known: at best they all survive. None without an exact count of layouts."""
     if z is None or (best <= 0.0 and drops is None):
         return None
     num, den = nd
@@ -73,9 +73,8 @@ def make_stop(
         top = safety * (1.0 - lost) + STOP_MARGIN  # what the cell is worth at most
         if top < best:
             return best
-        bound = max(best, top, later)
-        if drops is not None and drops(bound):
-            return bound
+        if drops is not None and drops(top):
+            return top
         return None
 
     return stop
