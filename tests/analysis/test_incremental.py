@@ -248,7 +248,7 @@ def test_a_part_weighs_its_boxes_as_the_backward_pass(seed: int) -> None:
             want = marginals(part.counted, R)[0]
             assert Part(part.cons, part.counted).weighted(R) == want
             assert part.weighted(R) == want
-            assert part.weighted(R) == want  # (from the tables, from the third on)
+            assert part.weighted(R) == want  # (from the tables, from the second on)
 
 
 #: A 5x3 board with 5 mines and two 2s: opening a cell next to one 2 can prove both its mines,
@@ -284,3 +284,33 @@ def test_parts_kept_for_one_count_of_mines_left_serve_another_only_when_they_cou
                 for v2 in range(9):
                     checked += _check(derived, after.with_state(second, v2), second) is not None
     assert checked > 100
+
+
+def test_the_chances_take_the_parts_the_lowest_chance_weighed() -> None:
+    # a derived frame's lowest chance weighs its parts of several mine totals; its chances then
+    # take those (one backward pass each, not two) and are still the fresh analysis's (positions
+    # where ``best`` guessed in expert games, each number of a few frontier cells)
+    from tests.players.test_number_order import _guess_points
+
+    taken = 0
+    for p, a in _guess_points(8, "weighed"):
+        root = Frame.root(position_system(p), p, {}, Limit())
+        front = sorted(c for c in a.unknown if p.states[c] == COVERED and 0 < a.p(c) < 1)[:6]
+        for cell in front:
+            for v in range(9):
+                after = p.with_state(cell, v)
+                try:
+                    want = analyze(after)
+                    frame = root.after(after, cell)
+                except InconsistentPosition:
+                    continue
+                uses = [part.uses for part in frame.parts]
+                frame.lowest()
+                z, _, boxes, _ = frame.chances()
+                # each part weighed once by the two (by the lowest chance, else by the chances)
+                assert [part.uses for part in frame.parts] == [n + 1 for n in uses]
+                taken += sum(len([w for w in part.counted.W if w]) > 1 for part in frame.parts)
+                assert z == want.solutions
+                for (num, den), box in boxes:
+                    assert all(want.probability(c) == Fraction(num, den) for c in box)
+    assert taken >= 10

@@ -67,6 +67,7 @@ class Frame:
     docstring). Built for the root of a search by :meth:`root`, then derived by :meth:`after`."""
 
     __slots__ = (
+        "_multi",
         "_off",
         "_origin",
         "_part_of",
@@ -120,6 +121,9 @@ class Frame:
         """The cells opened since the search's root and their numbers, in cell order."""
         self._part_of: dict[int, Part] | None = None
         self._weighed: tuple[int, int, list[list[int]]] | None = None
+        self._multi: dict[int, list[int]] | None = None
+        """The weighed boxes :meth:`lowest` made, by part (those of more than one mine total):
+        :meth:`_weigh` takes them instead of weighing those parts again."""
         self._totaled: tuple[int, list[list[int]], list[list[int]], int, int] | None = None
 
     @classmethod
@@ -421,7 +425,8 @@ class Frame:
         left, polys, pre, num, z = self._totals(deadline)
         weights = weights_with_total(polys, pre, self.n_off, left, deadline)
         parts = self.parts
-        return num, z, [parts[i].weighted(weights[i]) for i in range(len(parts))]
+        made = self._multi or {}
+        return num, z, [made[i] if i in made else parts[i].weighted(weights[i]) for i in range(len(parts))]
 
     def survival_after(self, cell: int, value: int, deadline: float | None = None) -> tuple[int, float]:
         """``self.after(after, cell, deadline).survival(deadline)`` where ``after`` is this
@@ -485,6 +490,10 @@ class Frame:
             parts = [self.parts[i] for i in multi]
             Rs = weights_with_total(polys, pre, self.n_off, left, deadline, multi) if multi else []
             weighed = [parts[i].weighted(Rs[i]) for i in range(len(parts))]
+            made: dict[int, list[int]] = {}
+            for j in range(len(multi)):
+                made[multi[j]] = weighed[j]
+            self._multi = made
         # The boxes' chances are m / (len(cells) * z), one z for all: the first lowest box is
         # found comparing m * len (products of a large and a small number, where m * best_d
         # multiplied two large ones), then against the best before them (the same pair as

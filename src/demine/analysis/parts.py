@@ -30,9 +30,8 @@ class Part:
         """Analyses it took part in."""
         self.tables: list[tuple[int, list[int]]] | None = None
         """Per mine total ``t`` it can hold: ``t`` and each box's weighted mine count over its
-        layouts with ``t`` mines (made at its third analysis: a part shared by many frames then
-        weighs its boxes without a backward pass; they cost one backward pass per total, and
-        most parts take part in one or two analyses only)."""
+        layouts with ``t`` mines (made at its second analysis: a part shared by many frames then
+        weighs its boxes without a backward pass)."""
 
     def weighted(self, R: list[int]) -> list[int]:
         """Each box's weighted mine count over the part's layouts, a layout with ``t`` mines
@@ -42,7 +41,7 @@ class Part:
         if tables is None and self.counted.unit is not None:
             tables = self.tables = [self.counted.unit]
         if tables is None:
-            if self.uses < 3:
+            if self.uses < 2:
                 return marginals_reduced(self.counted, R)[0]
             W = self.counted.W
             tables = self.tables = []
