@@ -129,6 +129,15 @@ def add_serve(sub: Any) -> None:
         "SCHED_IDLE (the default, where they run only when nothing else wants the CPU): on a machine "
         "busy with other low-priority work they then still get their share",
     )
+    p.add_argument(
+        "--full-collection-every",
+        type=positive_int,
+        default=100,
+        metavar="N",
+        help="each server process's garbage collector makes a full collection (which stops every "
+        "request while it walks all the games and connections held) at most once every N "
+        "collections of its middle generation (default 100; Python's own: 10)",
+    )
     p.add_argument("--max-moves", type=positive_int, default=20_000, help="moves one game may hold")
     p.add_argument(
         "--idle-expiry",
@@ -201,6 +210,7 @@ def cmd_serve(ns: argparse.Namespace) -> int:
         running_per_client=ns.running_per_client,
         pace=ns.pace,
         idle_background=not ns.niced_background,
+        full_collection_every=ns.full_collection_every,
     )
 
     if ns.workers is not None and ns.workers < 0:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import gc
+import importlib
 import importlib.util
 import json
 import logging
@@ -441,13 +442,38 @@ def app_from_environment() -> FastAPI:
 #: The server process's GIL switch interval (seconds) when it has worker processes.
 SWITCH_INTERVAL = 0.0005
 
+#: Modules a server process imports only once it serves (uvicorn's loop and lifespan, anyio's
+#: backend on Starlette's first use, the threads of ``asyncio.to_thread``): :func:`settled`
+#: imports them before its freeze, so they are frozen with the rest (in the abuse benchmark the
+#: full collections walked their 23 modules' functions and dicts, research log 12 part q).
+SERVING_MODULES = (
+    "anyio._backends._asyncio",
+    "concurrent.futures.thread",
+    "uvicorn.lifespan.on",
+    "uvicorn.loops.asyncio",
+)
+
+
+def collector_thresholds(current: tuple[int, int, int], full_every: int) -> tuple[int, int, int]:
+    """The collector's thresholds for a server process: ``current``'s (``gc.get_threshold()``)
+    with a full collection at most every ``full_every`` middle ones
+    (``ServeLimits.full_collection_every``); the young and middle generations' as they were.
+
+    >>> collector_thresholds((700, 10, 10), 100)
+    (700, 10, 100)
+    """
+    return current[0], current[1], full_every
+
 
 def settled(app: FastAPI) -> FastAPI:
     """``app``, with everything this server process made so far (its modules, the app, its
     routes) moved out of the cyclic garbage collector's sight (``gc.freeze``): they live as long
     as the process, and each full collection scanned them all again, stalling every request for
     it: under the abuse benchmark a full collection took 42-100 ms, 18-36 ms after the freeze
-    (research log 12 part h). What the requests make later is collected as before.
+    (research log 12 part h). What the requests make later is collected as before. The modules
+    of :data:`SERVING_MODULES` are imported first, to be frozen too, and the full collections
+    come at most every ``ServeLimits.full_collection_every`` middle ones
+    (:func:`collector_thresholds`).
 
     With worker processes, the process's GIL switch interval becomes :data:`SWITCH_INTERVAL`:
     the moves' writes run in helper threads (and the workers' results came on one until
@@ -455,8 +481,12 @@ def settled(app: FastAPI) -> FastAPI:
     by default), each time the event loop gives the GIL up for a system call. Set here, in every
     server process: ``serve --processes N`` starts its processes afresh (spawned), and they ran
     at the default until 2026-11-26 (research log 12 i)."""
-    if app.state.service.workers:
+    service = app.state.service
+    if service.workers:
         sys.setswitchinterval(SWITCH_INTERVAL)
+    for name in SERVING_MODULES:
+        importlib.import_module(name)
+    gc.set_threshold(*collector_thresholds(gc.get_threshold(), service.limits.full_collection_every))
     gc.collect()
     gc.freeze()
     return app
@@ -513,7 +543,8 @@ def serve(
     print(
         f"demine: unfinished games expire after {limits.idle_expiry / 86400:g} days without a move, "
         f"finished ones after {limits.finished_expiry / 86400:g} days; the games are kept under "
-        f"{_size(limits.max_db_bytes)}; memory for games {_size(limits.cache_bytes)} a process",
+        f"{_size(limits.max_db_bytes)}; memory for games {_size(limits.cache_bytes)} a process; "
+        f"a full garbage collection at most every {limits.full_collection_every} middle ones",
         flush=True,
     )
     rates = ", ".join(f"{k} {getattr(limits, k) or 'unlimited'}" for k in KINDS)

@@ -147,6 +147,15 @@ class ServeLimits:
     in full in each, N processes gave an abuser N times its share of the same CPU.)"""
     cache_bytes: int = 64 << 20
     """Memory for the games kept in memory (the least recently used leave first)."""
+    full_collection_every: int = 100
+    """Each server process's cyclic garbage collector makes a full collection at most once every
+    this many collections of its middle generation (Python's third threshold; Python's own is
+    10, and it also waits until what survived since the last one is a quarter of what that one
+    walked). A full collection walks everything the process holds (its games, sessions and
+    connections: about 39,000 objects under the abuse benchmark, 18-45 ms of CPU, up to 91 ms
+    of wall time on its two busy cores) and every request waits for it. Under that load one came
+    every 30 s or so at 10; at 100 about every 5 minutes, each walking the cyclic garbage piled
+    up since as well (research log 12 part q)."""
 
     def per_process(self) -> int:
         """A client's places in one server process (``running_per_client`` over ``shared_by``)."""
@@ -178,7 +187,7 @@ class ServeLimits:
             raise InputError(f"penalty must be between 0 and 60 seconds, got {self.penalty}")
         counts = ("max_moves", "proxy_hops", "heavy_running", "slow_running", "heavy_per_client")
         counts2 = ("games_per_client", "max_records", "cache_bytes", "quick_cells", "connections_per_client")
-        for name in (*counts, *counts2, "running_per_client", "shared_by"):
+        for name in (*counts, *counts2, "running_per_client", "shared_by", "full_collection_every"):
             if getattr(self, name) < 1:
                 raise InputError(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.max_connections is not None and self.max_connections < 1:
