@@ -15,7 +15,9 @@ from pathlib import Path
 #: ``analysis.result``: its ``Pace`` reads the clock through the module's ``time``, which tests
 #: replace, and compiled code keeps the module it imported. Not ``engine.game``: compiled, its
 #: arguments must match their annotations (callers pass a float seed), and it is not the hot part.
-#: Not ``players.best.lookahead``: tests replace its ``time`` and ``solve_system``.
+#: Tests replace no name inside a compiled module (compiled code calls what it imported directly):
+#: they watch through what the caller passes (``Hooks``, a guess) or replace the ``time`` module's
+#: own ``perf_counter``, which compiled code reads too.
 COMPILED: tuple[str, ...] = (
     "demine.analysis.constraints",
     "demine.analysis.exact",
@@ -29,7 +31,9 @@ COMPILED: tuple[str, ...] = (
     "demine.engine.position",
     "demine.players.best.endgame",
     "demine.players.best.fifty",
+    "demine.players.best.lookahead",
     "demine.players.best.moves",
+    "demine.players.best.play",
     "demine.players.best.survive",
     "demine.players.longterm",
 )

@@ -4,9 +4,9 @@ import heapq
 import math
 import random
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from fractions import Fraction
-from functools import cache
+from functools import cache, partial
 
 import pytest
 
@@ -14,9 +14,9 @@ from demine import Position, analyze
 from demine.analysis import Limit
 from demine.analysis.constraints import position_system
 from demine.analysis.enumerate import enumerate_layouts, sample_layouts
-from demine.bench import generated_specs, play_game
+from demine.bench import generated_specs
 from demine.engine.position import COVERED
-from demine.players import PlayerSpec
+from demine.players.base import Decision
 from demine.players.best import (
     BestPlayer,
     BestSettings,
@@ -39,8 +39,9 @@ from demine.players.best.moves import (
     distances,
     off_candidates,
     touches_revealed,
+    two_step_move,
 )
-from demine.players.best.play import _pair_safe, _quick_safe
+from demine.players.best.play import _decide, _pair_safe, _quick_safe
 from demine.players.best.survive import _safest
 from tests.helpers import brute_force
 
@@ -468,27 +469,37 @@ def test_the_pair_rule_from_what_changed_decides_what_a_whole_run_decides() -> N
     assert compared > 500 and proved > 100 and fixed > 20, (compared, proved, fixed)
 
 
-@pytest.mark.parametrize("player", ["fast", "best"])
-def test_trying_the_pair_rule_first_changes_no_guess(player: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    # a speed-only change: the same cells are guessed in the same order, with or without it
-    from demine.players.best import play
+def _fast_without_pairs(follower: Follower, p: Position, rng: random.Random) -> Decision:
+    """``fast``'s turn without the pair rule (fast always tries it; its count then starts from
+    nothing: ``from_rules`` kept)."""
+    return _decide(p, Limit(), lambda a, _: two_step_move(p, a), follower, pair_first=False, from_rules=True)
 
-    def guesses(on: bool) -> list[list[tuple[str, int, int]]]:
-        # best takes it as a setting; fast always tries it, so its switch is patched here
-        spec_player = (
-            PlayerSpec(player, BestSettings(pair_first=on), limit=Limit()) if player == "best" else player
-        )
-        if player == "fast":
-            real = play._decide
-            # (fast's count then starts from the pair rule's work: from_rules, kept)
-            monkeypatch.setattr(play, "_decide", lambda *args, **kw: real(*args[:4], on, **kw))
+
+@pytest.mark.parametrize("player", ["fast", "best"])
+def test_trying_the_pair_rule_first_changes_no_guess(player: str) -> None:
+    # a speed-only change: the same cells are guessed in the same order, with or without it
+    def guesses(on: bool) -> list[list[tuple[str, int]]]:
         out = []
         for spec in generated_specs(16, 16, 40, "safe", None, 12, "pairfirst"):
-            g = play_game(spec, spec_player, keep_record=True).game
-            assert g is not None
-            out.append(
-                [(m[0], m[1], m[2]) for m in g["moves"] if m[0] == "reveal" and m[3] not in ("safe", "start")]
-            )
+            decide: Callable[[Position, random.Random], Decision]
+            if player == "best":
+                decide = BestPlayer(BestSettings(pair_first=on), limit=Limit()).decide
+            elif on:
+                decide = FastPlayer(limit=Limit()).decide
+            else:
+                decide = partial(_fast_without_pairs, Follower())
+            game = spec.game()
+            game.reveal(spec.start)
+            rng = random.Random(f"{spec.seed}/player")
+            moves: list[tuple[str, int]] = []
+            while not game.over:
+                decision = decide(game.position(), rng)
+                if decision.guess:
+                    moves.append((decision.moves[0].kind, decision.moves[0].cell))
+                for m in decision.moves:
+                    if not game.over:
+                        game.play(m)
+            out.append(moves)
         return out
 
     off = guesses(False)
@@ -553,42 +564,52 @@ def test_recording_the_ranking_prunes_nothing_and_changes_no_move(
 def test_a_slow_analysis_does_not_drop_its_candidate_while_the_budget_lasts(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # A process can stall (collection, a busy machine). Each outcome's analysis is made to need
-    # 0.15 s here: one given less returns past its budget (approximate), as a stalled one would.
-    # The look-ahead's 2 s are shared by its candidates, so none may be left out for that. The
-    # search's clock is stopped, so the test does not depend on how fast the machine is.
-    from types import SimpleNamespace
+    # A process can stall (collection, a busy machine). Here the clock stands still except that
+    # the first steps of each search stall 0.15 s once begun: the clock jumps at its next reading,
+    # inside the step (the analysis's own checks, else the step's end). The look-ahead's 2 s are
+    # shared by its candidates, so none may be left out for that; a step given a share of them
+    # (2 s / (4 x 4) < 0.15 s) would be. The clock is ``time.perf_counter`` itself, which every
+    # module reads in either build (compiled code keeps the ``time`` module it imported), and
+    # the steps are the searches' :class:`Pace` (pure Python in either build).
+    import time
 
-    from demine.analysis import result as result_module
-    from demine.players.best import play as play_module
+    from demine.analysis.result import Pace
 
-    stopped = SimpleNamespace(perf_counter=lambda: 0.0)
-    monkeypatch.setattr(lookahead_module, "time", stopped)
-    monkeypatch.setattr(play_module, "time", stopped)
-    monkeypatch.setattr(result_module, "time", stopped)  # the look-ahead's Pace
-    real = lookahead_module.solve_system
-    need = 0.15
+    now, jump, stalls, stalled = [1000.0], [0.0], [0], [0]
 
-    def slow(system, limit=None, **kw):  # type: ignore[no-untyped-def]
-        if limit is not None and limit.seconds is not None and limit.seconds < need:
-            limit = Limit(seconds=0.0, states=limit.states)
-        return real(system, limit, **kw)
+    def clock() -> float:
+        now[0] += jump[0]
+        jump[0] = 0.0
+        return now[0]
 
+    real_fits = Pace.fits
+
+    def fits(self: Pace) -> bool:
+        ok = real_fits(self)
+        if ok and stalls[0]:
+            stalls[0] -= 1
+            stalled[0] += 1
+            jump[0] = 0.15
+        return ok
+
+    monkeypatch.setattr(time, "perf_counter", clock)
+    monkeypatch.setattr(Pace, "fits", fits)
     checked = 0
     for p in _positions(30, 16, 99, 6, "stall"):
         if analyze(p).safe:
             continue
         rankings = []
-        for patched in (False, True):
-            monkeypatch.setattr(lookahead_module, "solve_system", slow if patched else real)
+        for stall in (0, 3):
+            stalls[0] = stall
             ranking: list[Ranked] = []
             move = best_move(p, Limit(seconds=2.0), hooks=Hooks(on_ranked=ranking.append))
+            stalls[0] = 0  # (the game's own moves, without a budget, do not stall)
             rankings.append((move, sorted(r.cell for r in ranking)))
-        monkeypatch.setattr(lookahead_module, "solve_system", real)
         assert rankings[0] == rankings[1]
         if rankings[0][0].reason == "look-ahead" and len(rankings[0][1]) >= 4:
-            checked += 1  # 2 s / (4 x 4 candidates) < 0.15 s: a split budget would drop
+            checked += 1
     assert checked >= 5
+    assert stalled[0] >= 3 * checked  # (the stalls happened: the searches run on this clock)
 
 
 def _consistent(p: Position) -> list[frozenset[int]]:

@@ -5,15 +5,19 @@ from __future__ import annotations
 import gc
 import random
 from collections.abc import Iterator
+from functools import partial
 
 import pytest
 
-from demine.analysis import Limit
+from demine.analysis import Analysis, Limit
+from demine.analysis.constraints import System
 from demine.analysis.exact import Counted
 from demine.bench import generated_specs
+from demine.engine.position import Position
 from demine.players import held as held_module
 from demine.players.best import BestPlayer, FastPlayer, Hooks
-from demine.players.best import play as play_module
+from demine.players.best.moves import BestMove, two_step_move
+from demine.players.best.play import Follower, _decide
 from demine.players.held import collector_held
 
 
@@ -99,17 +103,41 @@ def test_best_drops_its_counts_before_the_collector_comes_back(
 def test_fast_holds_the_collector_through_its_guess(
     collector_on: None, hold: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # the shared turn holds it through the guess it is given (no name in the compiled turn is
+    # replaced: the guess is watched instead)...
     seen: list[bool] = []
-    real = play_module.two_step_move
 
-    def watched(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def watched(position: Position, a: Analysis, system: System | None) -> BestMove:
         seen.append(gc.isenabled())
-        return real(*args, **kwargs)
+        return two_step_move(position, a)
 
-    monkeypatch.setattr(play_module, "two_step_move", watched)
-    moves = _play(FastPlayer(limit=Limit(), hold_collector=hold), 6, "held")
+    follower = Follower()
+    for spec in generated_specs(16, 16, 40, "safe", None, 6, "held"):
+        game = spec.game()
+        game.reveal(spec.start)
+        while not game.over:
+            p = game.position()
+            for m in _decide(p, Limit(), partial(watched, p), follower, from_rules=True, hold=hold).moves:
+                if not game.over:
+                    game.play(m)
     assert gc.isenabled()
     assert len(seen) >= 6
     assert set(seen) == {not hold}
-    monkeypatch.setattr(play_module, "two_step_move", real)
+    # ...and fast hands it its own choice: the collector is turned off at each decision or never
+    turned_off: list[int] = []
+
+    class Watched:
+        isenabled = staticmethod(gc.isenabled)
+        enable = staticmethod(gc.enable)
+
+        @staticmethod
+        def disable() -> None:
+            turned_off.append(1)
+            gc.disable()
+
+    monkeypatch.setattr(held_module, "gc", Watched)
+    moves = _play(FastPlayer(limit=Limit(), hold_collector=hold), 6, "held")
+    monkeypatch.setattr(held_module, "gc", gc)
+    assert gc.isenabled()
+    assert len(turned_off) >= (len(seen) if hold else 0) and (hold or not turned_off)
     assert moves == _play(FastPlayer(limit=Limit(), hold_collector=not hold), 6, "held")

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from operator import itemgetter
 
 from demine.analysis import Analysis, Limit, analyze
 from demine.analysis.constraints import System, position_system, system_after
@@ -95,35 +96,44 @@ def _outcomes(
         if deadline is not None:
             budget = Limit(seconds=deadline - pace.started, states=limit.states)
         try:
-            if isinstance(system, Frame):
-                frame = system.after(after, cell, deadline)
-                z, n, d = frame.lowest(deadline)  # (z > 0: no layout left raises)
-                safety = Fraction(1) if n == 0 else Fraction(d - n, d)
-                out.append((z, safety, 1.0 if n == 0 or n == d else 1.0 - n / d, None, frame))
-                continue
-            if system is None:
-                a = analyze(after, limit=budget)
-            else:
-                sys_after = system_after(system, after, cell)
-                a = solve_system(sys_after, budget, explain=False, cache=cache, approximate=False)
-        except InconsistentPosition:
-            continue
+            found = _outcome(after, cell, budget, system, cache, deadline)
         except OverBudget:  # (the callers drop a candidate with an approximate outcome anyway)
             return None
-        finally:
-            pace.done()
-        if a.approximate:
-            out.append((1, Fraction(0), 0.0, a, after))
-        elif a.solutions:
-            out.append((a.solutions, _best_safety(a), survive_one(a), a, after))
+        pace.done()
+        if found is not None:
+            out.append(found)
     return out
 
 
-def _best_safety(a: Analysis) -> Fraction:
-    """The safety of the best next guess (1 when a safe cell exists)."""
-    if a.safe:
-        return Fraction(1)
-    return 1 - a.min_probability()
+def _outcome(
+    after: Position,
+    cell: int,
+    budget: Limit,
+    system: System | Frame | None,
+    cache: CountCache | None,
+    deadline: float | None,
+) -> Outcome | None:
+    """:func:`_outcomes`'s one number (``after``), or None when impossible or without a layout;
+    the best next safety is 1 when a safe cell exists. (Compiled: no ``continue`` in a ``try``.)"""
+    try:
+        if isinstance(system, Frame):
+            frame = system.after(after, cell, deadline)
+            z, n, d = frame.lowest(deadline)  # (z > 0: no layout left raises)
+            safety = Fraction(1) if n == 0 else Fraction(d - n, d)
+            return (z, safety, 1.0 if n == 0 or n == d else 1.0 - n / d, None, frame)
+        if system is None:
+            a = analyze(after, limit=budget)
+        else:
+            sys_after = system_after(system, after, cell)
+            a = solve_system(sys_after, budget, explain=False, cache=cache, approximate=False)
+    except InconsistentPosition:
+        return None
+    if a.approximate:
+        return (1, Fraction(0), 0.0, a, after)
+    if a.solutions:
+        safety = Fraction(1) if a.safe else 1 - a.min_probability()
+        return (a.solutions, safety, survive_one(a), a, after)
+    return None
 
 
 def look_ahead(
@@ -167,7 +177,8 @@ def look_ahead(
         return None
     chosen, off, safety = picked
     prob = {c: prob_of(c) for c in chosen}
-    candidates = sorted(chosen, key=lambda c: (prob[c], zero_key(c), c))
+    # (safest, then most likely a zero, then the lowest cell; compiled, a closure is a cycle)
+    candidates = [c for _, _, c in sorted([(prob[c], zero_key(c), c) for c in chosen])]
     if len(candidates) == 1:
         c = candidates[0]
         return BestMove(Move("reveal", c), "safest", float(prob[c]))
@@ -188,16 +199,6 @@ def look_ahead(
             base = system
     # with depth 3: each candidate's depth-2 key, cell, own safety and outcomes
     deep: list[tuple[RankKey, int, float, list[Outcome]]] = []
-
-    def rank_key(c: int, safe_c: Fraction, outs: tuple[int, Fraction, int]) -> RankKey:
-        total, weighted, values = outs
-        live = 1 if values > 1 else 0
-        # safe_c * weighted / total, made one fraction (the same value)
-        score = Fraction(
-            safe_c.numerator * weighted.numerator, safe_c.denominator * weighted.denominator * total
-        )
-        return (score, live, -prob[c], -far(c), -c)
-
     # with depth 3: the candidates skipped for their safety, and that safety
     waiting: list[tuple[int, Fraction]] = []
     pace = Pace(deadline, SLACK)  # a candidate is started only if the slowest one so far fits
@@ -222,7 +223,7 @@ def look_ahead(
         pace.done()
         if outs is None:
             continue
-        key = rank_key(c, safe_c, outs)
+        key = _rank_key(c, safe_c, outs, prob[c], far(c))
         if hooks.on_ranked is not None:
             hooks.on_ranked(Ranked(key, c, float(prob[c]), float(key[0]), c in off, outs[2]))
         if kept is not None:
@@ -240,14 +241,14 @@ def look_ahead(
         # a skipped candidate safer than the winner's three-reveal value may still beat it
         # (its own safety bounds its value): it is scored now, safest first, while the budget
         # lasts (when it runs out here, the winner so far is played)
-        for c, safe_c in sorted(waiting, key=lambda t: -t[1]):
+        for c, safe_c in sorted(waiting, key=itemgetter(1), reverse=True):
             if found is None or float(safe_c) < found[1] - TIE:
                 break
             kept = []
             outs = _outcomes_pruned(position, c, limit, safe_c, None, base, count_cache, deadline, kept)
             if outs is None:
                 break
-            entry = (rank_key(c, safe_c, outs), c, float(safe_c), kept)
+            entry = (_rank_key(c, safe_c, outs, prob[c], far(c)), c, float(safe_c), kept)
             later = _three_guesses(
                 position, [entry], system, count_cache, deadline, inner, found, pace.slowest
             )
@@ -292,7 +293,8 @@ def _chosen(
     if position.cells <= 65536:
         off = off_candidates(position, off_ok, settings.max_off_candidates, settings.far_off)
     else:
-        off = heapq.nsmallest(settings.max_off_candidates, off_ok, key=lambda c: (zero_key(c), far(c), c))
+        keyed = [(zero_key(c), far(c), c) for c in off_ok]
+        off = [c for _, _, c in heapq.nsmallest(settings.max_off_candidates, keyed)]
     chosen = frontier + off
     safety: dict[int, Fraction] = {}
     if influence is not None:
@@ -302,6 +304,17 @@ def _chosen(
         safety = {c: influence.long_term_safety(c) for c in chosen + extra}
         chosen += [c for c in extra if safety[c] >= floor]
     return chosen, off, safety
+
+
+def _rank_key(
+    c: int, safe_c: Fraction, outs: tuple[int, Fraction, int], prob_c: Fraction, far_c: int
+) -> RankKey:
+    """Cell ``c``'s :data:`RankKey` (``outs``: what :func:`_outcomes_pruned` summed)."""
+    total, weighted, values = outs
+    live = 1 if values > 1 else 0
+    # safe_c * weighted / total, made one fraction (the same value)
+    score = Fraction(safe_c.numerator * weighted.numerator, safe_c.denominator * weighted.denominator * total)
+    return (score, live, -prob_c, -far_c, -c)
 
 
 @dataclass(frozen=True, slots=True)
@@ -412,8 +425,9 @@ def _survive_two(
         # touches its number), its off cells the others; the rules' cells are safe or mines
         for chance, box in boxes:
             if chance[0] != chance[1]:
+                shared: Ratio = chance  # (one object a box for _safest: compiled, boxed per use)
                 for c in box:
-                    front.append((chance, c))
+                    front.append((shared, c))
         if off_nd is not None and off_nd[0] != off_nd[1]:  # (one chance for them all)
             c = system.least_off(n_nb)
             off, off_p = (n_nb[c], c), off_nd
@@ -432,7 +446,7 @@ def _survive_two(
     cands = [(1.0 - t[0][0] / t[0][1], t[2], t[0]) for t in _safest(front, zero_key, inner)]
     if off is not None and off_p is not None:
         cands.append((1.0 - off_p[0] / off_p[1], off[1], off_p))
-    cands.sort(key=lambda t: -t[0])
+    cands.sort(key=itemgetter(0), reverse=True)
     best = 0.0
     # the most a candidate left early for ``drops`` could be worth: below what keeps the caller,
     # so it is the answer only if every other candidate is below that too (then it is a bound the
@@ -503,7 +517,7 @@ def _three_guesses(
     depth-2 key. The two-guess score bounds the three-guess one, so candidates go in depth-2 order
     and stop once none can beat the leader. ``estimate``: the time a step is expected to take
     before one has been timed."""
-    deep = sorted(deep, key=lambda t: t[0], reverse=True)
+    deep = sorted(deep, key=itemgetter(0), reverse=True)
     best = leader
     # one outcome's next two reveals are a step: started only if the slowest so far fits
     pace = Pace(deadline, SLACK, estimate)
@@ -514,7 +528,7 @@ def _three_guesses(
         if not any(t[0] for t in found):
             continue
         # outcomes with the most layouts first; the rest's two-guess worth bounds what is left
-        found = sorted(found, key=lambda t: -t[0])
+        found = sorted(found, key=itemgetter(0), reverse=True)
         weights, total = scaled([t[0] for t in found])
         rest = sum(w * t[2] for w, t in zip(weights, found, strict=True))
         acc = 0.0

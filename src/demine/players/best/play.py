@@ -25,6 +25,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Iterable
+from functools import partial
 
 from demine.analysis import Analysis, Limit, analyze
 from demine.analysis.constraints import System, SystemTracker, position_system
@@ -319,12 +320,8 @@ class BestPlayer:
         """:meth:`decide`, the collector as it finds it."""
         # the count's components' counts, for the look-ahead's root (the same counts: speed only)
         counts: CountCache = {}
-
-        def guess(a: Analysis, system: System | None) -> BestMove:
-            return best_move(
-                position, self.limit, a, system, settings=self.settings, hooks=self.hooks, counts=counts
-            )
-
+        # (a partial, not a closure: compiled, a closure makes a reference cycle)
+        guess = partial(_best_guess, position, self.limit, self.settings, self.hooks, counts)
         pair_first = self.settings.pair_first
         # (the count starts from the pair rule's run when it ran: the same chances)
         return _decide(
@@ -337,6 +334,26 @@ class BestPlayer:
             counts=counts,
             hold=False,
         )
+
+
+def _best_guess(
+    position: Position,
+    limit: Limit,
+    settings: BestSettings,
+    hooks: Hooks,
+    counts: CountCache,
+    a: Analysis,
+    system: System | None,
+) -> BestMove:
+    """``best``'s guess in ``position`` (:func:`best_move`), given its analysis and system."""
+    return best_move(position, limit, a, system, settings=settings, hooks=hooks, counts=counts)
+
+
+def _fast_guess(
+    pick: Callable[[Position, Analysis], BestMove], position: Position, a: Analysis, system: System | None
+) -> BestMove:
+    """``fast``'s guess in ``position``: ``pick``'s move (its system unused)."""
+    return pick(position, a)
 
 
 class FastPlayer:
@@ -366,7 +383,7 @@ class FastPlayer:
         return _decide(
             position,
             self.limit,
-            lambda a, _: pick(position, a),
+            partial(_fast_guess, pick, position),
             self.follower,
             from_rules=True,
             hold=self.hold_collector,
