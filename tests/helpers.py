@@ -5,16 +5,19 @@ from __future__ import annotations
 import importlib
 import random
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from fractions import Fraction
 from itertools import combinations
 from pathlib import Path
 from types import ModuleType
 
+from demine.analysis import Analysis, analyze
 from demine.analysis.constraints import System
+from demine.bench import GameSpec
 from demine.engine.game import Game
 from demine.engine.position import COVERED, FLAG, Position
+from demine.players.base import Player
 
 
 def brute_force(
@@ -119,3 +122,23 @@ def small_consistent_position(rng: random.Random) -> tuple[Position, System] | N
     except InconsistentPosition:
         return None
     return p, system
+
+
+def guess_points(
+    specs: Iterable[GameSpec], make_player: Callable[[], Player], rng: random.Random
+) -> Iterator[tuple[Position, Analysis]]:
+    """The positions where a player (``make_player``'s, a new one each game) guesses in the games
+    of ``specs``, with their analyses; each is yielded before the player moves on from it."""
+    for spec in specs:
+        game = spec.game()
+        game.reveal(spec.start)
+        player = make_player()
+        while not game.over:
+            position = game.position()
+            decision = player.decide(position, rng)
+            if decision.guess:
+                yield position, analyze(position)
+            for move in decision.moves:
+                if game.over:
+                    break
+                game.play(move)

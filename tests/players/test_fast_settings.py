@@ -6,6 +6,7 @@ from __future__ import annotations
 import pickle
 import random
 from collections.abc import Iterator
+from functools import partial
 from math import prod
 
 import pytest
@@ -25,6 +26,7 @@ from demine.players.best.moves import (
     zero_chance_keys,
 )
 from demine.players.best.settings import FastSettings
+from tests.helpers import guess_points
 
 EXPERT = generated_specs(30, 16, 99, "safe", None, 6, "fast-settings")
 
@@ -46,20 +48,7 @@ def _chances(p: Position, a: Analysis) -> list[float]:
 
 def _guess_points(games: int, settings: FastSettings) -> Iterator[tuple[Position, Analysis]]:
     """The positions where ``fast`` with ``settings`` guesses in a few expert games."""
-    rng = random.Random(2)
-    for spec in EXPERT[:games]:
-        game = spec.game()
-        game.reveal(spec.start)
-        player = FastPlayer(settings)
-        while not game.over:
-            position = game.position()
-            decision = player.decide(position, rng)
-            if decision.guess:
-                yield position, analyze(position)
-            for move in decision.moves:
-                game.play(move)
-                if game.over:
-                    break
+    return guess_points(EXPERT[:games], partial(FastPlayer, settings), random.Random(2))
 
 
 def test_the_default_is_the_two_step_guess_and_values_round_trip() -> None:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import gc
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import partial
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -46,6 +48,26 @@ def test_collector_held_turns_back_on_only_what_it_turned_off(collector_on: None
     assert not gc.isenabled()  # a program that turned it off keeps it off
 
 
+def _watched(
+    on_enable: Callable[[], None] | None = None, on_disable: Callable[[], None] | None = None
+) -> Any:
+    """A stand-in for the ``gc`` module as :mod:`demine.players.held` uses it: the collector's own
+    calls, with ``on_enable`` run before it is turned on and ``on_disable`` before it is turned
+    off."""
+
+    def enable() -> None:
+        if on_enable is not None:
+            on_enable()
+        gc.enable()
+
+    def disable() -> None:
+        if on_disable is not None:
+            on_disable()
+        gc.disable()
+
+    return SimpleNamespace(isenabled=gc.isenabled, enable=enable, disable=disable)
+
+
 def _play(player: BestPlayer | FastPlayer, games: int, seed: str) -> list[tuple[int, str, int]]:
     """The moves of seeded intermediate games, each tagged with its game."""
     moves = []
@@ -84,16 +106,10 @@ def test_best_drops_its_counts_before_the_collector_comes_back(
     # outlived the hold).
     alive: list[int] = []
 
-    class Watched:
-        isenabled = staticmethod(gc.isenabled)
-        disable = staticmethod(gc.disable)
+    def counted_alive() -> None:
+        alive.append(sum(1 for o in gc.get_objects() if type(o) is Counted))
 
-        @staticmethod
-        def enable() -> None:
-            alive.append(sum(1 for o in gc.get_objects() if type(o) is Counted))
-            gc.enable()
-
-    monkeypatch.setattr(held_module, "gc", Watched)
+    monkeypatch.setattr(held_module, "gc", _watched(on_enable=counted_alive))
     _play(BestPlayer(limit=Limit()), 4, "held")
     assert len(alive) >= 20  # (decisions made)
     assert alive == [0] * len(alive)
@@ -126,16 +142,7 @@ def test_fast_holds_the_collector_through_its_guess(
     # ...and fast hands it its own choice: the collector is turned off at each decision or never
     turned_off: list[int] = []
 
-    class Watched:
-        isenabled = staticmethod(gc.isenabled)
-        enable = staticmethod(gc.enable)
-
-        @staticmethod
-        def disable() -> None:
-            turned_off.append(1)
-            gc.disable()
-
-    monkeypatch.setattr(held_module, "gc", Watched)
+    monkeypatch.setattr(held_module, "gc", _watched(on_disable=lambda: turned_off.append(1)))
     moves = _play(FastPlayer(limit=Limit(), hold_collector=hold), 6, "held")
     monkeypatch.setattr(held_module, "gc", gc)
     assert gc.isenabled()

@@ -6,31 +6,22 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from functools import partial
 
-from demine.analysis import Analysis, Limit, analyze
+from demine.analysis import Analysis, Limit
 from demine.analysis.constraints import position_system
 from demine.analysis.incremental import Frame
 from demine.bench import generated_specs
 from demine.engine.position import COVERED, FLAG, Position
 from demine.players.best import BestPlayer
 from demine.players.best.survive import LEAN, chance_floats, make_stop, number_order, survivals
+from tests.helpers import guess_points
 
 
 def _guess_points(games: int, seed: str) -> Iterator[tuple[Position, Analysis]]:
     """The positions of seeded expert games where ``best`` had to guess, with their analyses."""
-    for spec in generated_specs(30, 16, 99, "safe", None, games, seed):
-        game = spec.game()
-        game.reveal(spec.start)
-        player = BestPlayer(limit=Limit())
-        rng = random.Random(0)
-        while not game.over:
-            p = game.position()
-            decision = player.decide(p, rng)
-            if decision.guess:
-                yield p, analyze(p)
-            for m in decision.moves:
-                if not game.over:
-                    game.play(m)
+    specs = generated_specs(30, 16, 99, "safe", None, games, seed)
+    return guess_points(specs, partial(BestPlayer, limit=Limit()), random.Random(0))
 
 
 def _worth(found: list[tuple[int, float]], safety: float) -> float:
