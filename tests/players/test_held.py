@@ -119,8 +119,8 @@ def test_best_drops_its_counts_before_the_collector_comes_back(
 def test_fast_holds_the_collector_through_its_guess(
     collector_on: None, hold: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # the shared turn holds it through the guess it is given (no name in the compiled turn is
-    # replaced: the guess is watched instead)...
+    # held as fast holds it, the shared turn runs the guess it is given with the collector off
+    # (no name in the compiled turn is replaced: the guess is watched instead)...
     seen: list[bool] = []
 
     def watched(position: Position, a: Analysis, system: System | None) -> BestMove:
@@ -133,7 +133,9 @@ def test_fast_holds_the_collector_through_its_guess(
         game.reveal(spec.start)
         while not game.over:
             p = game.position()
-            for m in _decide(p, Limit(), partial(watched, p), follower, from_rules=True, hold=hold).moves:
+            with collector_held(hold):
+                decision = _decide(p, Limit(), partial(watched, p), follower, from_rules=True)
+            for m in decision.moves:
                 if not game.over:
                     game.play(m)
     assert gc.isenabled()

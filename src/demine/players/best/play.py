@@ -228,7 +228,6 @@ def _decide(
     pair_first: bool = True,
     from_rules: bool = False,
     counts: CountCache | None = None,
-    hold: bool = True,
 ) -> Decision:
     """The shared turn of ``best`` and ``fast``: what single numbers prove, else (with
     ``pair_first``) what the pair rule proves, else the full analysis's safe cells, else
@@ -236,22 +235,8 @@ def _decide(
     count would, at a fraction of the cost: speed only (see :func:`_quick_safe`). With
     ``from_rules`` the count starts from what the pair rule decided (the same chances). ``counts``:
     where the count keeps its components' counts (``solve_system``'s ``cache``), for ``guess``.
-    With ``hold``, the cycle collector is held off through it
-    (:func:`~demine.players.held.collector_held`: speed only)."""
-    with collector_held(hold):
-        return _turn(position, limit, guess, follower, pair_first, from_rules, counts)
-
-
-def _turn(
-    position: Position,
-    limit: Limit,
-    guess: Callable[[Analysis, System | None], BestMove],
-    follower: Follower,
-    pair_first: bool,
-    from_rules: bool,
-    counts: CountCache | None,
-) -> Decision:
-    """:func:`_decide`, the collector as it finds it."""
+    (The players hold the cycle collector off around it:
+    :func:`~demine.players.held.collector_held`.)"""
     quick = _quick_safe(position, follower)
     if quick is not None:
         return quick
@@ -332,7 +317,6 @@ class BestPlayer:
             pair_first,
             from_rules=pair_first,
             counts=counts,
-            hold=False,
         )
 
 
@@ -380,14 +364,10 @@ class FastPlayer:
         if position.cells > LOCAL_CELLS:
             return self._local_decide(position)
         pick = two_step_move if self.settings.two_step else safest_move
-        return _decide(
-            position,
-            self.limit,
-            partial(_fast_guess, pick, position),
-            self.follower,
-            from_rules=True,
-            hold=self.hold_collector,
-        )
+        with collector_held(self.hold_collector):
+            return _decide(
+                position, self.limit, partial(_fast_guess, pick, position), self.follower, from_rules=True
+            )
 
     def _local_decide(self, position: Position) -> Decision:
         return local_decide(self.follower.engine(position))
