@@ -390,22 +390,24 @@ def _survive_two(
     of a candidate are counted one at a time, and the candidate is left as soon as the layouts
     counted so far show that it cannot beat the best so far, or that ``drops`` holds for what it
     could still be worth (then the others must show the same, or one of them is worth more and
-    the result is exact); the chances
-    are then read from the frame (:meth:`~demine.analysis.incremental.Frame.chances`, the same
-    numbers as its analysis's) and ``a`` may be None."""
+    the result is exact); the chances are then read from the frame
+    (:meth:`~demine.analysis.incremental.Frame.chances`, the same numbers as its analysis's) and
+    ``a`` may be None."""
     z: int | None
-    chances: Chances | None = None  # (the frame's, as floats: the order its numbers are counted in)
     if isinstance(system, Frame):
         try:  # (the frame's weights are made here, the first time they are read)
             z, safe, boxes, off_nd = system.chances(deadline)
         except OverBudget:
             return None
-        chances = chance_floats(boxes, system.decided, off_nd)
     else:
         assert a is not None  # (a system comes with its analysis)
         z, safe, boxes, off_nd = a.solutions, list(a.safe), [], None
     if len(safe) >= 2:
         return 1.0
+    # the frame's chances as floats: the order a candidate's numbers are counted in
+    chances: Chances | None = None
+    if isinstance(system, Frame):
+        chances = chance_floats(boxes, system.decided, off_nd)
     if safe:
         (s,) = safe
         found = _reveal_worth(
