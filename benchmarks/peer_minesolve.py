@@ -18,7 +18,9 @@ boards of a ``--boards`` file, or ``--seed``/``--games`` drawn as ``demine bench
 Rounds of ``--round`` boards alternate between the players, so their times come from the same
 minutes of a shared machine. ``ms`` of a minesolve game is the time spent in ``ms_solve`` (pure C,
 called through ctypes); its ``wall_ms`` adds the Python that applies its moves. A demine game's
-``ms`` is ``demine bench``'s (the whole game: engine and player).
+``ms`` is ``demine bench``'s (the whole game: engine and player), and its ``decide_ms`` the
+player's decisions alone: the like of minesolve's ``ms`` (each player's own time, without the
+engine both share), compared as well ("decisions only").
 
 ``--check-rules N`` checks on N boards that the peer plays under our rules: its first click on an
 empty expert board is (0,0) like ours; at every decision point of its games its probabilities are
@@ -263,7 +265,7 @@ def play_peer(ms: MineSolve, spec: GameSpec, depth: int, on_turn: Any = None) ->
             moves += 1
     ms_ = solve_s * 1000.0
     wall = (time.perf_counter() - t0) * 1000.0
-    result = GameResult(spec.index, game.won, moves, len(guesses), ms_)
+    result = GameResult(spec.index, game.won, moves, len(guesses), ms_, decide_ms=ms_)
     return PeerGame(result, wall, cpu_s * 1000.0, fallbacks, guesses)
 
 
@@ -395,6 +397,9 @@ def summary(label: str, games: Sequence[tuple[GameResult, dict[str, Any]]]) -> d
         out["cpu_ms_mean"] = sum(cpu) / len(cpu)
         out["cpu_ms_median"] = quantile(cpu, 0.5)
         out["cpu_games"] = len(cpu)
+    own = [r.decide_ms for r in results if r.decide_ms is not None]
+    if len(own) == n:
+        out["decide_ms_median"] = quantile(own, 0.5)
     walls = [e["wall_ms"] for _, e in games if "wall_ms" in e]
     if walls:
         out["wall_ms_mean"] = sum(walls) / len(walls)
@@ -415,6 +420,10 @@ def pairs(
             ma, mb = sum(r.ms for r in ra) / n, sum(r.ms for r in rb) / n
             medians = quantile([r.ms for r in ra], 0.5) / quantile([r.ms for r in rb], 0.5)
             row = {**pr.to_json(), "mean_ms_ratio": ma / mb, "median_ms_ratio": medians}
+            own_a = [r.decide_ms for r in ra if r.decide_ms is not None]
+            own_b = [r.decide_ms for r in rb if r.decide_ms is not None]
+            if len(own_a) == len(own_b) == n:  # (records made before decide_ms was kept have none)
+                row["median_decide_ratio"] = quantile(own_a, 0.5) / quantile(own_b, 0.5)
             both = [
                 (ea["cpu_ms"], eb["cpu_ms"])
                 for (_, ea), (_, eb) in zip(results[a.label][:n], results[b.label][:n], strict=True)
@@ -452,6 +461,11 @@ def print_report(rows: list[dict[str, Any]], prs: list[dict[str, Any]], rule: st
             + (
                 f", CPU time ratio {p['mean_cpu_ratio']:.2f} ({p['cpu_games']} boards)"
                 if "mean_cpu_ratio" in p
+                else ""
+            )
+            + (
+                f"; decisions only: median ratio {p['median_decide_ratio']:.2f}"
+                if "median_decide_ratio" in p
                 else ""
             )
         )

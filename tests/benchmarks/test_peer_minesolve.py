@@ -76,6 +76,10 @@ def test_a_run_pairs_records_and_resumes(
     (pair,) = first["pairs"]
     assert (pair["a"], pair["b"], pair["games"]) == ("fast", "minesolve-d1", 6)
     assert pair["only_a"] - pair["only_b"] == pair["wins_a"] - pair["wins_b"]
+    # each side's own time too (minesolve's is its ms_solve, demine's its decisions)
+    fast = next(p for p in first["players"] if p["player"] == "fast")
+    assert 0 < fast["decide_ms_median"] <= fast["ms_median"]
+    assert pair["median_decide_ratio"] > 0
     # a second run plays nothing again and reports the same games
     peer.main(args)
     assert (tmp_path / "rec" / "minesolve-d1.jsonl").read_text().splitlines() == lines

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from demine import Position, analyze, find_solver
-from demine.bench import generated_specs, play_game
+from demine.bench import GameResult, generated_specs, play_game
 from demine.engine.game import Game
 from demine.players import available_solvers
 from demine.players.equations import enumerate_group, reduce_equations
@@ -206,6 +206,17 @@ def test_every_player_finishes_games(name: str) -> None:
     assert all(r.forced_found <= r.forced_exact for r in results)  # sound: a subset
     if name == "exact":
         assert all(r.forced_found == r.forced_exact for r in results)
+
+
+def test_a_game_keeps_the_players_own_time_apart_from_the_engines() -> None:
+    (spec,) = generated_specs(16, 16, 40, "safe", None, 1, "own-time")
+    r = play_game(spec, "fast")
+    assert r.decide_ms is not None and 0 < r.decide_ms < r.ms
+    line = r.to_json()
+    assert GameResult.from_json(line) == r
+    del line["decide_ms"]  # a record made before it was kept
+    assert GameResult.from_json(line).decide_ms is None
+    assert "decide_ms" not in GameResult.from_json(line).to_json()
 
 
 def test_registry_lists_every_player() -> None:

@@ -98,12 +98,17 @@ class GameResult:
     when asked for."""
     hits: int = 0
     """Mines hit and played on (games with lives)."""
+    decide_ms: float | None = None
+    """The player's own time in milliseconds: its decisions, without the game's (making the
+    board, applying the moves); None in records made before it was kept."""
 
     def to_json(self) -> dict[str, Any]:
         """The record line for this game."""
         d = asdict(self)
         if d["game"] is None:
             del d["game"]
+        if d["decide_ms"] is None:
+            del d["decide_ms"]
         return d
 
     @classmethod
@@ -119,6 +124,7 @@ class GameResult:
             forced_exact=int(obj.get("forced_exact", 0)),
             game=obj.get("game"),
             hits=int(obj.get("hits", 0)),
+            decide_ms=None if obj.get("decide_ms") is None else float(obj["decide_ms"]),
         )
 
 
@@ -182,6 +188,7 @@ def play_game(
     notes: list[MoveNote | None] = [("start", None)]
     moves, guesses, forced, exact_forced = 1, 0, 0, 0
     excluded = 0.0
+    deciding = 0.0  # (the player's own time)
     limit = 4 * game.width * game.height + 16
     while not game.over:
         position = game.position()
@@ -192,7 +199,9 @@ def play_game(
             a = analyze(position)
             exact_forced += len(a.safe) + len(a.mines)
             excluded += time.perf_counter() - t1
+        t2 = time.perf_counter()
         decision = player.decide(position, rng)
+        deciding += time.perf_counter() - t2
         before = len(game.moves)
         for i, mv in enumerate(decision.moves):
             n = len(game.moves)
@@ -216,7 +225,9 @@ def play_game(
             raise IllegalMove(f"player {label!r} made over {limit} moves without ending the game")
     ms = (time.perf_counter() - t0 - excluded) * 1000.0
     record = GameRecord.from_game(game, notes).to_json() if keep_record else None
-    return GameResult(spec.index, game.won, moves, guesses, ms, forced, exact_forced, record, game.hits)
+    return GameResult(
+        spec.index, game.won, moves, guesses, ms, forced, exact_forced, record, game.hits, deciding * 1000.0
+    )
 
 
 def _play_chunk(args: tuple[list[GameSpec], str | PlayerSpec, bool, bool]) -> list[GameResult]:

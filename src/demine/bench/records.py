@@ -2,8 +2,8 @@
 here and nowhere else.
 
 A line is ``{"player": NAME, "index": ..., "won": ..., "moves": ..., "guesses": ..., "ms": ...}``
-with optional keys (``forced_found``, ``forced_exact``, ``hits``, ``variant``, and ``game``: the
-whole game record with ``--record-moves``).
+with optional keys (``forced_found``, ``forced_exact``, ``hits``, ``variant``, ``decide_ms``: the
+player's own time within ``ms``, and ``game``: the whole game record with ``--record-moves``).
 """
 
 from __future__ import annotations
