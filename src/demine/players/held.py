@@ -17,18 +17,30 @@ it (it may come back on before the end). Either way no garbage is lost, only col
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
+from types import TracebackType
 
 
-@contextmanager
-def collector_held(hold: bool = True) -> Iterator[None]:
-    """Hold the cyclic garbage collector off inside the block when ``hold`` and it is on."""
-    if not hold or not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
+class collector_held:
+    """Hold the cyclic garbage collector off inside the block when ``hold`` and it is on.
+
+    (A class, not :func:`contextlib.contextmanager`: every decision enters it, and a generator's
+    context manager makes a generator and a wrapper and steps through both each time.)"""
+
+    __slots__ = ("held", "hold")
+
+    def __init__(self, hold: bool = True) -> None:
+        self.hold = hold
+        self.held = False
+        """Whether it turned the collector off (and so turns it back on)."""
+
+    def __enter__(self) -> None:
+        if self.hold and gc.isenabled():
+            gc.disable()
+            self.held = True
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if self.held:
+            self.held = False
+            gc.enable()
