@@ -189,7 +189,7 @@ def test_the_most_telling_pseudo_fifty_is_the_one_the_plain_analyses_choose(seed
         values = []
         for c in cells:
             outs = lookahead._outcomes_pruned(p, c, Limit(), Fraction(1), None, system, {}, None)
-            values.append(Fraction(-1) if outs is None else outs[1] / outs[0])
+            values.append(Fraction(-1) if outs is None else Fraction(outs[1][0], outs[1][1] * outs[0]))
         assert most_telling(p, cells, Limit(), system, None) == cells[values.index(max(values))]
         checked += 1
         if checked == 6:

@@ -9,6 +9,7 @@ cells with long-term credit too, each weighed by its long-term safety.
 from __future__ import annotations
 
 import heapq
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -57,10 +58,10 @@ RankKey = tuple[Fraction, int, Fraction, int, int]
 #: The deeper ranking's winner so far: its cell, its chance to survive three reveals, its depth-2 key
 Leader = tuple[int, float, RankKey]
 #: One number a candidate could show: its count of layouts, the safety of the best next guess
-#: (exact), the chance to survive one more reveal (:func:`survive_one`), the analysis and the
-#: position after (its :class:`~demine.analysis.incremental.Frame` when the outcome was derived
-#: from one: its analysis is then None, made from the frame only when it is needed).
-Outcome = tuple[int, Fraction, float, Analysis | None, Position | Frame]
+#: (exact: a Fraction's two terms), the chance to survive one more reveal (:func:`survive_one`),
+#: the analysis and the position after (its :class:`~demine.analysis.incremental.Frame` when the
+#: outcome was derived from one: its analysis is then None, made from it only when needed).
+Outcome = tuple[int, Ratio, float, Analysis | None, Position | Frame]
 
 
 def _outcomes(
@@ -119,8 +120,8 @@ def _outcome(
         if isinstance(system, Frame):
             frame = system.after(after, cell, deadline)
             z, n, d = frame.lowest(deadline)  # (z > 0: no layout left raises)
-            safety = Fraction(1) if n == 0 else Fraction(d - n, d)
-            return (z, safety, 1.0 if n == 0 or n == d else 1.0 - n / d, None, frame)
+            g = d if n == 0 else math.gcd(d - n, d)  # (Fraction(d - n, d)'s terms)
+            return (z, ((d - n) // g, d // g), 1.0 if n == 0 or n == d else 1.0 - n / d, None, frame)
         if system is None:
             a = analyze(after, limit=budget)
         else:
@@ -129,9 +130,10 @@ def _outcome(
     except InconsistentPosition:
         return None
     if a.approximate:
-        return (1, Fraction(0), 0.0, a, after)
+        return (1, (0, 1), 0.0, a, after)
     if a.solutions:
-        safety = Fraction(1) if a.safe else 1 - a.min_probability()
+        low = a.min_probability()  # (1 - low in lowest terms: its denominator is low's)
+        safety = (1, 1) if a.safe else (low.denominator - low.numerator, low.denominator)
         return (a.solutions, safety, survive_one(a), a, after)
     return None
 
@@ -307,13 +309,13 @@ def _chosen(
 
 
 def _rank_key(
-    c: int, safe_c: Fraction, outs: tuple[int, Fraction, int], prob_c: Fraction, far_c: int
+    c: int, safe_c: Fraction, outs: tuple[int, Ratio, int], prob_c: Fraction, far_c: int
 ) -> RankKey:
     """Cell ``c``'s :data:`RankKey` (``outs``: what :func:`_outcomes_pruned` summed)."""
-    total, weighted, values = outs
+    total, (wn, wd), values = outs
     live = 1 if values > 1 else 0
     # safe_c * weighted / total, made one fraction (the same value)
-    score = Fraction(safe_c.numerator * weighted.numerator, safe_c.denominator * weighted.denominator * total)
+    score = Fraction(safe_c.numerator * wn, safe_c.denominator * wd * total)
     return (score, live, -prob_c, -far_c, -c)
 
 
@@ -343,12 +345,12 @@ def _outcomes_pruned(
     cache: CountCache | None = None,
     deadline: float | None = None,
     kept: list[Outcome] | None = None,
-) -> tuple[int, Fraction, int] | None:
+) -> tuple[int, Ratio, int] | None:
     """Sum over the numbers ``cell`` can show of (layouts x best safety afterwards).
 
-    Returns (layouts with the cell safe, the weighted sum, how many numbers are possible), or
-    None when an analysis ran past its budget (``deadline``, see :func:`_outcomes`) or the
-    candidate cannot beat ``beat`` any more."""
+    Returns (layouts with the cell safe, the weighted sum as an unreduced ``(numerator, denominator)``,
+    how many numbers are possible), or None when an analysis ran past its budget (``deadline``, see
+    :func:`_outcomes`) or the candidate cannot beat ``beat`` any more."""
     found = _outcomes(position, cell, limit, system, cache, deadline)
     if found is None or any(o is not None and o.approximate for _, _, _, o, _ in found):
         return None
@@ -358,15 +360,13 @@ def _outcomes_pruned(
     total = sum(n for n, _ in outs)
     if not total:
         return None
-    # the sum of n x f over a common denominator, made a fraction once (the same value)
+    # the sum of n x f over a common denominator (the caller makes it a fraction)
     num, den = 0, 1
-    for n, f in outs:
-        p, q = f.numerator, f.denominator
+    for n, (p, q) in outs:
         num, den = num * q + n * p * den, den * q
-    weighted = Fraction(num, den)
-    if beat is not None and safe_c * (weighted / total) < beat:
+    if beat is not None and safe_c * Fraction(num, den * total) < beat:
         return None
-    return total, weighted, len(outs)
+    return total, (num, den), len(outs)
 
 
 def _survive_two(
@@ -593,8 +593,8 @@ def most_telling(
         pace.done()
         if outs is None:
             continue
-        total, weighted, _ = outs
-        value = weighted / total
+        total, (num, den), _ = outs
+        value = Fraction(num, den * total)
         if value > best_value:
             best_cell, best_value = c, value
     return best_cell
