@@ -12,8 +12,7 @@ import importlib.machinery
 from pathlib import Path
 
 #: The hot modules compiled by mypyc when a compiler is present (the rest stay Python). Not
-#: ``analysis.result``: its ``Pace`` reads the clock through the module's ``time``, which tests
-#: replace, and compiled code keeps the module it imported. Not ``engine.game``: compiled, its
+#: ``analysis.result`` (its ``Pace`` is ``analysis.order``'s, compiled). Not ``engine.game``: compiled, its
 #: arguments must match their annotations (callers pass a float seed), and it is not the hot part.
 #: Tests replace no name inside a compiled module (compiled code calls what it imported directly):
 #: they watch through what the caller passes (``Hooks``, a guess) or replace the ``time`` module's

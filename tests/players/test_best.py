@@ -565,35 +565,27 @@ def test_a_slow_analysis_does_not_drop_its_candidate_while_the_budget_lasts(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # A process can stall (collection, a busy machine). Here the clock stands still except that
-    # the first steps of each search stall 0.15 s once begun: the clock jumps at its next reading,
-    # inside the step (the analysis's own checks, else the step's end). The look-ahead's 2 s are
-    # shared by its candidates, so none may be left out for that; a step given a share of them
-    # (2 s / (4 x 4) < 0.15 s) would be. The clock is ``time.perf_counter`` itself, which every
-    # module reads in either build (compiled code keeps the ``time`` module it imported), and
-    # the steps are the searches' :class:`Pace` (pure Python in either build).
+    # the steps after the first candidates of each search stall 0.15 s once begun: after each of
+    # the first three candidates is ranked, the clock jumps at its fourth reading (the first is
+    # the next candidate's start, its pace's ``fits``: the jump falls inside that candidate's
+    # analyses, after anything its start reads). The look-ahead's 2 s are shared by its
+    # candidates, so none may be left out for that; a step
+    # given a share of them (2 s / (4 x 4) < 0.15 s) would be. The clock is ``time.perf_counter``
+    # itself, which every module reads in either build (compiled code keeps the ``time`` module
+    # it imported), and the candidates are watched through the hook, not by replacing code.
     import time
 
-    from demine.analysis.result import Pace
-
-    now, jump, stalls, stalled = [1000.0], [0.0], [0], [0]
+    now, pending, stalls, stalled = [1000.0], [0], [0], [0]
 
     def clock() -> float:
-        now[0] += jump[0]
-        jump[0] = 0.0
+        if pending[0]:
+            pending[0] -= 1
+            if not pending[0]:
+                now[0] += 0.15
+                stalled[0] += 1
         return now[0]
 
-    real_fits = Pace.fits
-
-    def fits(self: Pace) -> bool:
-        ok = real_fits(self)
-        if ok and stalls[0]:
-            stalls[0] -= 1
-            stalled[0] += 1
-            jump[0] = 0.15
-        return ok
-
     monkeypatch.setattr(time, "perf_counter", clock)
-    monkeypatch.setattr(Pace, "fits", fits)
     checked = 0
     for p in _positions(30, 16, 99, 6, "stall"):
         if analyze(p).safe:
@@ -602,8 +594,15 @@ def test_a_slow_analysis_does_not_drop_its_candidate_while_the_budget_lasts(
         for stall in (0, 3):
             stalls[0] = stall
             ranking: list[Ranked] = []
-            move = best_move(p, Limit(seconds=2.0), hooks=Hooks(on_ranked=ranking.append))
-            stalls[0] = 0  # (the game's own moves, without a budget, do not stall)
+
+            def ranked(r: Ranked, ranking: list[Ranked] = ranking) -> None:
+                ranking.append(r)
+                if stalls[0]:
+                    stalls[0] -= 1
+                    pending[0] = 4  # (a jump at the fourth reading from now)
+
+            move = best_move(p, Limit(seconds=2.0), hooks=Hooks(on_ranked=ranked))
+            stalls[0] = pending[0] = 0  # (the game's own moves, without a budget, do not stall)
             rankings.append((move, sorted(r.cell for r in ranking)))
         assert rankings[0] == rankings[1]
         if rankings[0][0].reason == "look-ahead" and len(rankings[0][1]) >= 4:

@@ -1,14 +1,16 @@
 """The result types of an analysis: :class:`Analysis`, :class:`Reason`, the budget
-:class:`Limit`, and :class:`Pace` for searches that share one deadline."""
+:class:`Limit`, and :class:`Pace` for searches that share one deadline (made in
+:mod:`demine.analysis.order`, which is compiled: the searches ask it at every step)."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
 from typing import Literal
+
+from demine.analysis.order import Pace as Pace
 
 ReasonKind = Literal["number", "pair", "component", "mine-count"]
 
@@ -32,40 +34,6 @@ class Limit:
     states: int = 2_000_000
     """The most partial states the counter may store for one component (bounds memory: a few
     hundred bytes each)."""
-
-
-class Pace:
-    """The steps of one search under a deadline (a ``time.perf_counter()`` value): a step is
-    started only if the time left covers ``slack`` times the slowest step so far (``estimate``
-    before one is timed), so the search stops before a step that would run past the deadline.
-    Without a deadline every step fits::
-
-        pace = Pace(deadline)
-        for step in steps:
-            if not pace.fits():
-                break
-            ...  # the step
-            pace.done()
-    """
-
-    __slots__ = ("deadline", "slack", "slowest", "started")
-
-    def __init__(self, deadline: float | None, slack: float = 1.0, estimate: float = 0.0) -> None:
-        self.deadline = deadline
-        self.slack = slack
-        self.slowest = estimate
-        """The longest step so far."""
-        self.started = 0.0
-        """When the step asked about last began."""
-
-    def fits(self) -> bool:
-        """Whether a step begun now fits in the time left (and its clock starts)."""
-        self.started = time.perf_counter()
-        return self.deadline is None or self.started + self.slack * self.slowest <= self.deadline
-
-    def done(self) -> None:
-        """The step begun at the last :meth:`fits` is over: its time counts."""
-        self.slowest = max(self.slowest, time.perf_counter() - self.started)
 
 
 @dataclass(frozen=True, slots=True)
