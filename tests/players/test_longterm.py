@@ -22,7 +22,7 @@ from demine.engine.grid import geometry
 from demine.engine.position import COVERED, FLAG
 from demine.errors import InconsistentPosition
 from demine.players.best import BestSettings, best_move, forced_fifty, lookahead
-from demine.players.best.lookahead import most_telling
+from demine.players.best.fifty import most_telling
 from demine.players.longterm import Influence, Structure, _Root, count_layouts
 from tests.helpers import random_position
 
@@ -188,7 +188,7 @@ def test_the_most_telling_pseudo_fifty_is_the_one_the_plain_analyses_choose(seed
             continue
         values = []
         for c in cells:
-            outs = lookahead._outcomes_pruned(p, c, Limit(), Fraction(1), None, system, {}, None)
+            outs = lookahead._outcomes_pruned(p, c, Limit(), (1, 1), None, system, {}, None)
             values.append(Fraction(-1) if outs is None else Fraction(outs[1][0], outs[1][1] * outs[0]))
         assert most_telling(p, cells, Limit(), system, None) == cells[values.index(max(values))]
         checked += 1

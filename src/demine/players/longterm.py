@@ -350,10 +350,14 @@ class Influence:
 
     def long_term_safety(self, cell: int) -> Fraction:
         """``(layouts where cell is safe + credit_weight x credit) / layouts``."""
+        return Fraction(*self.long_term_ratio(cell))
+
+    def long_term_ratio(self, cell: int) -> tuple[int, int]:
+        """:meth:`long_term_safety` as ``(numerator, denominator)``, not in lowest terms (for
+        exact comparisons without a Fraction)."""
         mines, total = self._mine_tally(cell)
         wn, wd = self.credit_weight.numerator, self.credit_weight.denominator
-        # (one fraction made, not three: the same value)
-        return Fraction((total - mines) * wd + wn * self.credit(cell), total * wd)
+        return (total - mines) * wd + wn * self.credit(cell), total * wd
 
 
 def count_layouts(system: System, state_cap: int, cache: CountCache) -> int:

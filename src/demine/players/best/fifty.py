@@ -1,14 +1,23 @@
-"""Forced 50/50s: two cells holding one mine that no cell left to open can ever tell apart."""
+"""Forced 50/50s: two cells holding one mine that no cell left to open can ever tell apart; and
+which of several pseudo 50/50 cells to open first (:func:`most_telling`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from fractions import Fraction
 from itertools import compress
 from typing import Final
 
-from demine.analysis import Analysis
+from demine.analysis import Analysis, Limit
+from demine.analysis.constraints import System
+from demine.analysis.exact import CountCache
+from demine.analysis.incremental import Frame
+from demine.analysis.order import OverBudget, Pace
 from demine.engine.lanes import cell_numbers, neighbour_sums
 from demine.engine.position import COVERED, COVERED_MASK, FLAG, Position
+from demine.errors import InconsistentPosition
+from demine.players.best.lookahead import _outcomes_pruned
+from demine.players.best.survive import SLACK
 
 #: 1 for a revealed number from 1 to 8, for :meth:`bytes.translate`.
 NUMBER_MASK: Final = bytes(1 if 1 <= v < COVERED else 0 for v in range(256))
@@ -114,3 +123,37 @@ def _candidates(position: Position, known_mine: frozenset[int]) -> bytes:
     )
     numbers = int.from_bytes(st.translate(NUMBER_MASK), "little")
     return (numbers & two & same).to_bytes(n, "little")
+
+
+def most_telling(
+    position: Position, cells: list[int], limit: Limit, system: System, deadline: float | None
+) -> int:
+    """Of ``cells`` (pseudo 50/50 cells, each costing only a coin toss the game must take anyway),
+    the one whose number, when it is safe, leaves the safest next guess on average: the
+    look-ahead's measure of a candidate's outcomes, its own safety left out (the first in order
+    among equals; a cell whose analyses would run past ``deadline`` is left out, as in the
+    look-ahead)."""
+    if len(cells) == 1:
+        return cells[0]
+    cache: CountCache = {}
+    # as in the look-ahead, the outcomes are derived from the position's frame (the same analyses)
+    base: System | Frame = system
+    if system.mines_left is not None:
+        try:
+            base = Frame.root(system, position, cache, limit, deadline)
+        except (OverBudget, InconsistentPosition):
+            base = system
+    best_cell, best_value = cells[0], Fraction(-1)
+    pace = Pace(deadline, SLACK)  # as in the look-ahead: a cell is started only if its like fits
+    for c in cells:
+        if not pace.fits():
+            break
+        outs = _outcomes_pruned(position, c, limit, (1, 1), None, base, cache, deadline)
+        pace.done()
+        if outs is None:
+            continue
+        total, (num, den), _ = outs
+        value = Fraction(num, den * total)
+        if value > best_value:
+            best_cell, best_value = c, value
+    return best_cell

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cmp_to_key
 from operator import itemgetter
 
 from demine.analysis import Analysis, Limit, analyze
@@ -22,6 +23,7 @@ from demine.analysis.exact import CountCache, solve_system
 from demine.analysis.incremental import Frame
 from demine.analysis.order import OverBudget
 from demine.analysis.result import Pace, Ratio
+from demine.analysis.totals import quotient
 from demine.engine.game import Move
 from demine.engine.position import COVERED, FLAG, Position
 from demine.errors import InconsistentPosition
@@ -41,22 +43,30 @@ from demine.players.best.survive import (
     STOP_MARGIN,
     TIE,
     Chances,
+    Rank,
     Stop,
+    _compare,
     _safest,
+    by_chance,
+    by_first_rank,
+    by_second_ratio,
     chance_floats,
     dropper,
     make_stop,
+    rank_cmp,
+    rank_of,
     scaled,
     survivals,
     survive_one,
 )
 from demine.players.longterm import Influence
 
-#: A look-ahead candidate's sort key (the highest is played): its two-guess score, live, lower
-#: probability, farther (with ``far_off``), lower cell.
+#: A look-ahead candidate's sort key as :class:`Ranked` shows it (the highest is played): its
+#: two-guess score, live, lower probability, farther (with ``far_off``), lower cell. The search
+#: ranks with the same order in integers (:data:`~demine.players.best.survive.Rank`).
 RankKey = tuple[Fraction, int, Fraction, int, int]
-#: The deeper ranking's winner so far: its cell, its chance to survive three reveals, its depth-2 key
-Leader = tuple[int, float, RankKey]
+#: The deeper ranking's winner so far: its cell, its chance to survive three reveals, its depth-2 rank
+Leader = tuple[int, float, Rank]
 #: One number a candidate could show: its count of layouts, the safety of the best next guess
 #: (exact: a Fraction's two terms), the chance to survive one more reveal (:func:`survive_one`),
 #: the analysis and the position after (its :class:`~demine.analysis.incremental.Frame` when the
@@ -170,7 +180,7 @@ def look_ahead(
     # one budget for the whole look-ahead, from its first step (choosing the candidates visits
     # every covered cell: on a 100x100 board that is a good part of a 0.05 s budget)
     deadline = None if limit.seconds is None else time.perf_counter() + limit.seconds
-    prob_of = a.probability
+    ratios = a.ratios
     depth3 = settings.depth >= 3
     zero_key = zero_chance_keys(position)
     far = distances(position, settings.far_off)
@@ -178,16 +188,19 @@ def look_ahead(
     if picked is None:
         return None
     chosen, off, safety = picked
-    prob = {c: prob_of(c) for c in chosen}
+    # each one's chance of a mine as (numerator, denominator), compared in integers, and as a float
+    prob: dict[int, Ratio] = {c: ratios[c] for c in chosen}
+    p_of = {c: quotient(prob[c][0], prob[c][1]) for c in chosen}
     # (safest, then most likely a zero, then the lowest cell; compiled, a closure is a cycle)
-    candidates = [c for _, _, c in sorted([(prob[c], zero_key(c), c) for c in chosen])]
+    order = sorted([(prob[c][0], prob[c][1], zero_key(c), c) for c in chosen], key=cmp_to_key(by_chance))
+    candidates = [t[3] for t in order]
     if len(candidates) == 1:
         c = candidates[0]
-        return BestMove(Move("reveal", c), "safest", float(prob[c]))
+        return BestMove(Move("reveal", c), "safest", p_of[c])
     # a candidate is dropped only when the look-ahead has used all of its budget, not when one
     # analysis is slow (a pause of the process used to drop one)
     # the leader's key: (score, live, lower probability, farther when far_off, lower cell)
-    best_key: RankKey | None = None
+    best_key: Rank | None = None
     best_cell = candidates[0]
     # the outcomes' component counts, shared by the candidates
     count_cache: CountCache = {} if counts is None else counts
@@ -200,17 +213,17 @@ def look_ahead(
         except (OverBudget, InconsistentPosition):
             base = system
     # with depth 3: each candidate's depth-2 key, cell, own safety and outcomes
-    deep: list[tuple[RankKey, int, float, list[Outcome]]] = []
+    deep: list[tuple[Rank, int, float, list[Outcome]]] = []
     # with depth 3: the candidates skipped for their safety, and that safety
-    waiting: list[tuple[int, Fraction]] = []
+    waiting: list[tuple[int, Ratio]] = []
     pace = Pace(deadline, SLACK)  # a candidate is started only if the slowest one so far fits
     for c in candidates:
         if not pace.fits():
             break
-        safe_c = safety[c] if c in safety else 1 - prob[c]
+        safe_c = safety[c] if c in safety else (prob[c][1] - prob[c][0], prob[c][1])
         # (nothing is pruned while a hook records every candidate)
-        beat = None if best_key is None or hooks.on_ranked is not None else best_key[0]
-        if beat is not None and safe_c < beat:
+        beat = None if best_key is None or hooks.on_ranked is not None else (best_key[0], best_key[1])
+        if beat is not None and _compare(safe_c, beat) < 0:
             # even a certain next move could not beat the leader's two-guess score; that bounds
             # its deeper value too, but not the leader's, so with depth 3 it waits for the
             # deeper ranking's winner (below)
@@ -225,12 +238,13 @@ def look_ahead(
         pace.done()
         if outs is None:
             continue
-        key = _rank_key(c, safe_c, outs, prob[c], far(c))
+        key = rank_of(safe_c, outs[1], outs[0], outs[2], prob[c], far(c), c)
         if hooks.on_ranked is not None:
-            hooks.on_ranked(Ranked(key, c, float(prob[c]), float(key[0]), c in off, outs[2]))
+            score = quotient(key[0], key[1])
+            hooks.on_ranked(Ranked(_shown(key), c, p_of[c], score, c in off, outs[2]))
         if kept is not None:
-            deep.append((key, c, float(safe_c), kept))
-        if best_key is None or key > best_key:
+            deep.append((key, c, quotient(safe_c[0], safe_c[1]), kept))
+        if best_key is None or rank_cmp(key, best_key) > 0:
             best_key = key
             best_cell = c
     if best_key is None:
@@ -243,14 +257,15 @@ def look_ahead(
         # a skipped candidate safer than the winner's three-reveal value may still beat it
         # (its own safety bounds its value): it is scored now, safest first, while the budget
         # lasts (when it runs out here, the winner so far is played)
-        for c, safe_c in sorted(waiting, key=itemgetter(1), reverse=True):
-            if found is None or float(safe_c) < found[1] - TIE:
+        for c, safe_c in sorted(waiting, key=cmp_to_key(by_second_ratio), reverse=True):
+            if found is None or quotient(safe_c[0], safe_c[1]) < found[1] - TIE:
                 break
             kept = []
             outs = _outcomes_pruned(position, c, limit, safe_c, None, base, count_cache, deadline, kept)
             if outs is None:
                 break
-            entry = (_rank_key(c, safe_c, outs, prob[c], far(c)), c, float(safe_c), kept)
+            key = rank_of(safe_c, outs[1], outs[0], outs[2], prob[c], far(c), c)
+            entry = (key, c, quotient(safe_c[0], safe_c[1]), kept)
             later = _three_guesses(
                 position, [entry], system, count_cache, deadline, inner, found, pace.slowest
             )
@@ -259,10 +274,9 @@ def look_ahead(
             found = later
         if found is not None:
             cell, value, _ = found
-            return BestMove(Move("reveal", cell), "look-ahead", float(prob[cell]), survive=value, reveals=3)
-    return BestMove(
-        Move("reveal", best_cell), "look-ahead", float(prob[best_cell]), survive=float(best_key[0]), reveals=2
-    )
+            return BestMove(Move("reveal", cell), "look-ahead", p_of[cell], survive=value, reveals=3)
+    value = quotient(best_key[0], best_key[1])
+    return BestMove(Move("reveal", best_cell), "look-ahead", p_of[best_cell], survive=value, reveals=2)
 
 
 def _chosen(
@@ -272,7 +286,7 @@ def _chosen(
     influence: Influence | None,
     zero_key: Callable[[int], int],
     far: Callable[[int], int],
-) -> tuple[list[int], list[int], dict[int, Fraction]] | None:
+) -> tuple[list[int], list[int], dict[int, Ratio]] | None:
     """:func:`look_ahead`'s candidates, or None when no covered cell is left: the safest frontier
     cells, the off-frontier ones most likely to open and (with ``influence``) the cells with
     long-term credit; then the off-frontier ones among them, and each one's long-term safety.
@@ -298,25 +312,20 @@ def _chosen(
         keyed = [(zero_key(c), far(c), c) for c in off_ok]
         off = [c for _, _, c in heapq.nsmallest(settings.max_off_candidates, keyed)]
     chosen = frontier + off
-    safety: dict[int, Fraction] = {}
+    safety: dict[int, Ratio] = {}
     if influence is not None:
         # (every covered cell is unknown: the analysis's unknown cells are the covered ones, and
         # flagged ones when flags are doubted)
         extra = [c for c in influence.influenced() if st[c] == COVERED and c not in chosen]
-        safety = {c: influence.long_term_safety(c) for c in chosen + extra}
-        chosen += [c for c in extra if safety[c] >= floor]
+        safety = {c: influence.long_term_ratio(c) for c in chosen + extra}
+        low = (floor.numerator, floor.denominator)
+        chosen += [c for c in extra if _compare(safety[c], low) >= 0]
     return chosen, off, safety
 
 
-def _rank_key(
-    c: int, safe_c: Fraction, outs: tuple[int, Ratio, int], prob_c: Fraction, far_c: int
-) -> RankKey:
-    """Cell ``c``'s :data:`RankKey` (``outs``: what :func:`_outcomes_pruned` summed)."""
-    total, (wn, wd), values = outs
-    live = 1 if values > 1 else 0
-    # safe_c * weighted / total, made one fraction (the same value)
-    score = Fraction(safe_c.numerator * wn, safe_c.denominator * wd * total)
-    return (score, live, -prob_c, -far_c, -c)
+def _shown(key: Rank) -> RankKey:
+    """A rank as :class:`Ranked` shows it (the same order, in fractions)."""
+    return (Fraction(key[0], key[1]), key[2], -Fraction(key[3], key[4]), -key[5], -key[6])
 
 
 @dataclass(frozen=True, slots=True)
@@ -339,8 +348,8 @@ def _outcomes_pruned(
     position: Position,
     cell: int,
     limit: Limit,
-    safe_c: Fraction,
-    beat: Fraction | None,
+    safe_c: Ratio,
+    beat: Ratio | None,
     system: System | Frame | None = None,
     cache: CountCache | None = None,
     deadline: float | None = None,
@@ -364,7 +373,8 @@ def _outcomes_pruned(
     num, den = 0, 1
     for n, (p, q) in outs:
         num, den = num * q + n * p * den, den * q
-    if beat is not None and safe_c * Fraction(num, den * total) < beat:
+    # (safe_c x num / (den x total) below beat, in integers: the denominators are positive)
+    if beat is not None and safe_c[0] * num * beat[1] < beat[0] * safe_c[1] * den * total:
         return None
     return total, (num, den), len(outs)
 
@@ -503,7 +513,7 @@ def _reveal_worth(
 
 def _three_guesses(
     position: Position,
-    deep: list[tuple[RankKey, int, float, list[Outcome]]],
+    deep: list[tuple[Rank, int, float, list[Outcome]]],
     system: System,
     cache: CountCache,
     deadline: float | None,
@@ -519,13 +529,13 @@ def _three_guesses(
     depth-2 key. The two-guess score bounds the three-guess one, so candidates go in depth-2 order
     and stop once none can beat the leader. ``estimate``: the time a step is expected to take
     before one has been timed."""
-    deep = sorted(deep, key=itemgetter(0), reverse=True)
+    deep = sorted(deep, key=cmp_to_key(by_first_rank), reverse=True)
     best = leader
     # one outcome's next two reveals are a step: started only if the slowest so far fits
     pace = Pace(deadline, SLACK, estimate)
     for key, cell, safe_c, found in deep:
         best_v = -1.0 if best is None else best[1] - TIE
-        if float(key[0]) < best_v:
+        if quotient(key[0], key[1]) < best_v:
             break
         if not any(t[0] for t in found):
             continue
@@ -561,40 +571,6 @@ def _three_guesses(
         if pruned:
             continue
         v = safe_c * acc / total
-        if best is None or v > best[1] + TIE or (v >= best[1] - TIE and key > best[2]):
+        if best is None or v > best[1] + TIE or (v >= best[1] - TIE and rank_cmp(key, best[2]) > 0):
             best = (cell, v, key)
     return best
-
-
-def most_telling(
-    position: Position, cells: list[int], limit: Limit, system: System, deadline: float | None
-) -> int:
-    """Of ``cells`` (pseudo 50/50 cells, each costing only a coin toss the game must take anyway),
-    the one whose number, when it is safe, leaves the safest next guess on average: the
-    look-ahead's measure of a candidate's outcomes, its own safety left out (the first in order
-    among equals; a cell whose analyses would run past ``deadline`` is left out, as in the
-    look-ahead)."""
-    if len(cells) == 1:
-        return cells[0]
-    cache: CountCache = {}
-    # as in the look-ahead, the outcomes are derived from the position's frame (the same analyses)
-    base: System | Frame = system
-    if system.mines_left is not None:
-        try:
-            base = Frame.root(system, position, cache, limit, deadline)
-        except (OverBudget, InconsistentPosition):
-            base = system
-    best_cell, best_value = cells[0], Fraction(-1)
-    pace = Pace(deadline, SLACK)  # as in the look-ahead: a cell is started only if its like fits
-    for c in cells:
-        if not pace.fits():
-            break
-        outs = _outcomes_pruned(position, c, limit, Fraction(1), None, base, cache, deadline)
-        pace.done()
-        if outs is None:
-            continue
-        total, (num, den), _ = outs
-        value = Fraction(num, den * total)
-        if value > best_value:
-            best_cell, best_value = c, value
-    return best_cell

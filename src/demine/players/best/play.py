@@ -37,8 +37,8 @@ from demine.engine.position import COVERED, Position
 from demine.errors import IllegalMove, InconsistentPosition
 from demine.players.base import Decision
 from demine.players.best.endgame import endgame, sampled_endgame
-from demine.players.best.fifty import forced_fifty
-from demine.players.best.lookahead import look_ahead, most_telling
+from demine.players.best.fifty import forced_fifty, most_telling
+from demine.players.best.lookahead import look_ahead
 from demine.players.best.moves import BestMove, safest_move, two_step_move
 from demine.players.best.settings import (
     DEFAULT_FAST,

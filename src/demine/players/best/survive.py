@@ -8,6 +8,7 @@ the safest cells its inner level weighs with :func:`_safest`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from functools import cmp_to_key
 
@@ -262,3 +263,56 @@ def _compare(x: Ratio, y: Ratio) -> int:
     """-1, 0 or 1 as the chance ``x`` is below, equal to or above ``y`` (positive denominators)."""
     lhs, rhs = x[0] * y[1], y[0] * x[1]
     return -1 if lhs < rhs else (1 if lhs > rhs else 0)
+
+
+#: A look-ahead candidate's rank, in integers: its two-guess score as ``(numerator, denominator)``
+#: in lowest terms (a Fraction's), whether it is live (1: it can show more than one number), its
+#: chance of a mine as ``(numerator, denominator)``, its distance key (``far``) and its cell.
+#: :func:`rank_cmp` orders ranks as the tuples ``(score, live, -chance, -far, -cell)`` of
+#: fractions would be ordered: the highest is played.
+Rank = tuple[int, int, int, int, int, int, int]
+
+
+def rank_of(
+    safe: Ratio, weighted: Ratio, total: int, values: int, chance: Ratio, far: int, cell: int
+) -> Rank:
+    """The rank of ``cell``: its safety ``safe``, its outcomes' weighted sum of the next
+    safety ``weighted`` over ``total`` layouts and ``values`` numbers, its chance of a mine and its
+    distance key (every pair with a positive denominator)."""
+    n, d = safe[0] * weighted[0], safe[1] * weighted[1] * total
+    g = math.gcd(n, d)  # (the score's terms: what Fraction(n, d) holds)
+    return (n // g, d // g, 1 if values > 1 else 0, chance[0], chance[1], far, cell)
+
+
+def rank_cmp(a: Rank, b: Rank) -> int:
+    """-1, 0 or 1 as ``a`` ranks below, with or above ``b`` (see :data:`Rank`)."""
+    x, y = a[0] * b[1], b[0] * a[1]
+    if x != y:
+        return -1 if x < y else 1
+    if a[2] != b[2]:
+        return -1 if a[2] < b[2] else 1
+    x, y = a[3] * b[4], b[3] * a[4]  # (a lower chance ranks higher)
+    if x != y:
+        return -1 if x > y else 1
+    if a[5] != b[5]:
+        return -1 if a[5] > b[5] else 1
+    return -1 if a[6] > b[6] else (1 if a[6] < b[6] else 0)
+
+
+def by_first_rank(x: tuple[Rank, int, float, object], y: tuple[Rank, int, float, object]) -> int:
+    """:func:`rank_cmp` of two entries by their first item (for :func:`functools.cmp_to_key`)."""
+    return rank_cmp(x[0], y[0])
+
+
+def by_second_ratio(x: tuple[int, Ratio], y: tuple[int, Ratio]) -> int:
+    """:func:`_compare` of two ``(cell, ratio)`` entries by their ratio."""
+    return _compare(x[1], y[1])
+
+
+def by_chance(x: tuple[int, int, int, int], y: tuple[int, int, int, int]) -> int:
+    """``(numerator, denominator, zero key, cell)`` entries: by the chance, then the zero key and
+    the cell (a candidate's order: safest first)."""
+    c = _compare((x[0], x[1]), (y[0], y[1]))
+    if c:
+        return c
+    return -1 if (x[2], x[3]) < (y[2], y[3]) else (1 if (x[2], x[3]) > (y[2], y[3]) else 0)
