@@ -41,8 +41,8 @@ from demine.analysis.exact import (
 )
 from demine.analysis.order import Piece, elimination_order, plan_slots
 from demine.analysis.parts import Part, Path, Search, _own_lowest
-from demine.analysis.result import Analysis, Limit, Reason
-from demine.analysis.rules import Constraint, Propagator, number_rule
+from demine.analysis.result import Analysis, Limit, reasons_of
+from demine.analysis.rules import Constraint, Propagator, number_rule_if
 from demine.analysis.totals import off_weights, prefix_products, quotient, weights_with_total
 from demine.engine.position import Position
 from demine.errors import InconsistentPosition
@@ -237,13 +237,21 @@ class Frame:
         number. Only the parts the number touches are rebuilt and counted. Raises
         :class:`InconsistentPosition` when the number cannot hold, and
         :class:`~demine.analysis.order.OverBudget` past ``deadline`` or the state budget."""
+        got = self.after_if(after, cell, deadline)
+        if got is None:
+            raise InconsistentPosition("these numbers cannot all hold", ())
+        return got
+
+    def after_if(self, after: Position, cell: int, deadline: float | None = None) -> Frame | None:
+        """:meth:`after`, or None (no exception to make and catch) for a number the number rule
+        finds cannot hold; a frame may still have no layout (:meth:`possible`)."""
         value = after.states[cell]
         return self._after(after, cell, value, deadline, tuple(sorted((*self.path, (cell, value)))))
 
     def _after(
         self, after: Position | None, cell: int, value: int, deadline: float | None, path: Path
-    ) -> Frame:
-        """:meth:`after`, ``cell`` showing ``value``, its path (``path``) made by the caller;
+    ) -> Frame | None:
+        """:meth:`after_if`, ``cell`` showing ``value``, its path (``path``) made by the caller;
         ``after`` may be None (the position is then made only if the frame's is asked for)."""
         decided = self.decided
         if decided.get(cell) == 1:
@@ -291,7 +299,7 @@ class Frame:
         if key in rebuilt:
             got = rebuilt[key]
             if got is None:
-                raise InconsistentPosition("these numbers cannot all hold", ())
+                return None
         else:
             try:
                 got = self._rebuild(local, left, after, cell, value, deadline)
@@ -299,6 +307,8 @@ class Frame:
                 rebuilt[key] = None
                 raise
             rebuilt[key] = got
+            if got is None:
+                return None
         found, made = got
         if found or cell in decided:
             decided = dict(decided)
@@ -340,10 +350,10 @@ class Frame:
         cell: int,
         value: int,
         deadline: float | None,
-    ) -> tuple[dict[int, int], list[Part]]:
+    ) -> tuple[dict[int, int], list[Part]] | None:
         """The parts of ``local`` (constraints in label order, ``left`` mines left for them and
-        the parts they do not touch), counted, and the cells its rules decide; raises as
-        :meth:`after` does (kept by :meth:`after` per search). ``after``: the position with
+        the parts they do not touch), counted, and the cells its rules decide; None or raises as
+        :meth:`after_if` does (kept by it per search). ``after``: the position with
         ``cell`` showing ``value`` (made here only if the rules need to name its numbers)."""
         cache = self.search.cache
         states = self.search.states
@@ -353,7 +363,10 @@ class Frame:
             if v <= 0 or v >= len(cs):
                 # the number rule fires: what it leaves (in label order, no value 0 or full) is
                 # counted as a list of constraints where no rule fires is
-                found, rest = number_rule(local)
+                got = number_rule_if(local)
+                if got is None:
+                    return None
+                found, rest = got
                 break
         # the parts are the shape's (known from an earlier number of the same cell, or another
         # search step), with these values
@@ -410,16 +423,20 @@ class Frame:
         :func:`prefix_products`, and :func:`off_weights` of them all: the weight of the layouts
         with a mine on one given cell off the frontier and the count of layouts (raises
         :class:`InconsistentPosition` when it is 0). Made once per frame."""
-        if self._totaled is not None:
-            return self._totaled
-        left = self.mines_left - _mines(self.decided)
-        polys = [p.counted.W for p in self.parts]
-        pre = prefix_products(polys, deadline)
-        num, z = off_weights(pre[-1], self.n_off, left)
-        if z == 0:
+        if not self.possible(deadline):
             raise InconsistentPosition("these numbers cannot all hold", ())
-        self._totaled = (left, polys, pre, num, z)
+        assert self._totaled is not None  # (made by possible)
         return self._totaled
+
+    def possible(self, deadline: float | None = None) -> bool:
+        """Whether a layout is left (:meth:`_totals`'s count, made once; no exception)."""
+        if self._totaled is None:
+            left = self.mines_left - _mines(self.decided)
+            polys = [p.counted.W for p in self.parts]
+            pre = prefix_products(polys, deadline)
+            num, z = off_weights(pre[-1], self.n_off, left)
+            self._totaled = (left, polys, pre, num, z)
+        return self._totaled[4] != 0
 
     def _weigh_now(self, deadline: float | None) -> tuple[int, int, list[list[int]]]:
         left, polys, pre, num, z = self._totals(deadline)
@@ -428,26 +445,27 @@ class Frame:
         made = self._multi or {}
         return num, z, [made[i] if i in made else parts[i].weighted(weights[i]) for i in range(len(parts))]
 
-    def survival_after(self, cell: int, value: int, deadline: float | None = None) -> tuple[int, float]:
+    def survival_after(
+        self, cell: int, value: int, deadline: float | None = None
+    ) -> tuple[int, float] | None:
         """``self.after(after, cell, deadline).survival(deadline)`` where ``after`` is this
         frame's position with ``cell`` showing ``value`` (not made), counted once per position in
         a search: two cells opened in either order give the same position (a candidate's number
         and then another candidate's, or the other way round), and its survival is kept by path
         (the count and the chance are those of the position, whatever frame they are derived
-        from). Raises as :meth:`after` and :meth:`survival` do (an impossible position every
-        time it is met)."""
+        from). None for an impossible position (where those raise: no exception to make and
+        catch in the search, where many numbers cannot hold); raises OverBudget as they do."""
         key = tuple(sorted((*self.path, (cell, value))))
         survived = self.search.survived
         if key in survived:
-            got = survived[key]
-            if got is None:
-                raise InconsistentPosition("these numbers cannot all hold", ())
-            return got
+            return survived[key]
+        got: tuple[int, float] | None = None
         try:
-            got = self._after(None, cell, value, deadline, key).survival(deadline)
+            frame = self._after(None, cell, value, deadline, key)
+            if frame is not None and frame.possible(deadline):
+                got = frame.survival(deadline)
         except InconsistentPosition:
-            survived[key] = None
-            raise
+            pass
         survived[key] = got
         return got
 
@@ -577,13 +595,6 @@ class Frame:
             ms=(time.perf_counter() - t0) * 1000.0,
             known_mines=self.known_mines,
             _prob=g.prob,
-            _reasons_fn=partial(_reasons_of, position),  # (not a closure: see exact's)
+            _reasons_fn=partial(reasons_of, position),  # (not a closure: see exact's)
             _values=g.values,
         )
-
-
-def _reasons_of(position: Position) -> dict[int, Reason]:
-    """The reasons of ``position``'s analysis (a frame's analysis has none of its own)."""
-    from demine.analysis import analyze
-
-    return analyze(position).reasons

@@ -8,9 +8,12 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from demine.analysis.order import Pace as Pace
+
+if TYPE_CHECKING:
+    from demine.engine.position import Position
 
 ReasonKind = Literal["number", "pair", "component", "mine-count"]
 
@@ -160,3 +163,11 @@ class Analysis:
 
     def __iter__(self) -> Iterator[int]:
         return iter(self.unknown)
+
+
+def reasons_of(position: Position) -> dict[int, Reason]:
+    """The reasons of ``position``'s analysis, from a fresh one (for an analysis made without
+    them, such as a look-ahead frame's)."""
+    from demine.analysis import analyze
+
+    return analyze(position).reasons

@@ -283,11 +283,20 @@ def _in_order(row: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 def number_rule(constraints: Sequence[Constraint]) -> tuple[dict[int, int], list[Constraint]]:
+    """:func:`number_rule_if`, raising :class:`InconsistentPosition` (without naming the numbers)
+    where it gives None."""
+    got = number_rule_if(constraints)
+    if got is None:
+        raise InconsistentPosition("these numbers cannot all hold", ())
+    return got
+
+
+def number_rule_if(constraints: Sequence[Constraint]) -> tuple[dict[int, int], list[Constraint]] | None:
     """What :class:`Propagator`'s :meth:`~Propagator.run_numbers` and then
     :meth:`~Propagator.remaining` give on ``constraints``, without reasons: the cells decided (1 a
     mine, 0 safe; the same cells decided in the same order) and the constraints left over the
-    undecided cells. Raises :class:`InconsistentPosition` where it does, without naming the
-    numbers (for a search that only needs to know)."""
+    undecided cells; None where it raises :class:`InconsistentPosition` (for a search that only
+    needs to know: no exception to make and catch)."""
     # (read as objects: see Propagator; no set per row: a row's cells are read from its tuple,
     # and what is left of it is its cells not decided, counted in ``size``)
     rows: Sequence[tuple[tuple[Any, ...], Any, Any]] = constraints
@@ -318,7 +327,7 @@ def number_rule(constraints: Sequence[Constraint]) -> tuple[dict[int, int], list
         queued[i] = False
         n, v = size[i], value[i]
         if v < 0 or v > n:
-            raise InconsistentPosition("these numbers cannot all hold", ())
+            return None
         if n and (v == 0 or v == n):
             val = 1 if v else 0
             row = own[i]

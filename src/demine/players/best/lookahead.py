@@ -128,7 +128,9 @@ def _outcome(
     the best next safety is 1 when a safe cell exists. (Compiled: no ``continue`` in a ``try``.)"""
     try:
         if isinstance(system, Frame):
-            frame = system.after(after, cell, deadline)
+            frame = system.after_if(after, cell, deadline)
+            if frame is None or not frame.possible(deadline):  # (no exception for most such numbers)
+                return None
             z, n, d = frame.lowest(deadline)  # (z > 0: no layout left raises)
             g = d if n == 0 else math.gcd(d - n, d)  # (Fraction(d - n, d)'s terms)
             return (z, ((d - n) // g, d // g), 1.0 if n == 0 or n == d else 1.0 - n / d, None, frame)

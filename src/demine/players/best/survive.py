@@ -18,7 +18,6 @@ from demine.analysis.order import OverBudget
 from demine.analysis.result import Pace, Ratio
 from demine.analysis.totals import quotient
 from demine.engine.position import COVERED, FLAG, Position
-from demine.errors import InconsistentPosition
 
 #: A step of the look-ahead is started only if the time left is this many times the slowest such
 #: step so far (:class:`~demine.analysis.result.Pace`): a step's time varies (more on a loaded
@@ -112,13 +111,14 @@ def survivals(
         if not pace.fits():
             return None
         try:
-            n, survive = frame.survival_after(cell, v, deadline)
-        except InconsistentPosition:
-            pace.done()
-            continue
+            got = frame.survival_after(cell, v, deadline)
         except OverBudget:
             pace.done()
             return None
+        if got is None:
+            pace.done()
+            continue
+        n, survive = got
         pace.done()  # (not in a ``finally``: compiled, mypyc has no ``continue`` inside one)
         if n:
             found.append((v, n, survive))
