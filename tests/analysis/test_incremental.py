@@ -15,7 +15,7 @@ from demine.analysis import Analysis, Limit, analyze
 from demine.analysis.constraints import position_system
 from demine.analysis.exact import CountCache, marginals
 from demine.analysis.incremental import Frame
-from demine.analysis.parts import Part, _own_lowest
+from demine.analysis.parts import Part, _own_lowest, by_rank
 from demine.analysis.rules import Propagator, number_rule
 from demine.analysis.totals import weights_with_total
 from demine.engine.game import Game
@@ -174,6 +174,11 @@ def test_derived_frames_match_on_expert_positions(seed: int) -> None:
         else:
             g.reveal(min(a.safe))
     assert checked > 0
+
+
+@given(st.lists(st.integers(0, 59), unique=True), st.lists(st.integers(0, 8), min_size=60, max_size=60))
+def test_cells_by_rank_are_in_rank_then_cell_order(cells: list[int], rank: list[int]) -> None:
+    assert by_rank(cells, rank) == sorted(cells, key=lambda c: (rank[c], c))
 
 
 def test_a_frame_needs_the_mine_total() -> None:

@@ -40,7 +40,7 @@ from demine.analysis.exact import (
     wide,
 )
 from demine.analysis.order import Piece, elimination_order, plan_slots
-from demine.analysis.parts import Part, Path, Search, _own_lowest
+from demine.analysis.parts import Part, Path, Search, _own_lowest, by_rank
 from demine.analysis.result import Analysis, Limit, reasons_of
 from demine.analysis.rules import Constraint, Propagator, number_rule_if
 from demine.analysis.totals import off_weights, prefix_products, quotient, weights_with_total
@@ -202,15 +202,12 @@ class Frame:
 
     def least_off(self, rank: Sequence[int]) -> int:
         """The cell off the frontier with the lowest ``(rank[cell], cell)`` (there must be one):
-        the root's off cells are put in that order once per search (for one rank): in cell
-        order first (as they are: a pass), then a stable sort by the rank alone (no key tuple
-        per cell)."""
+        the root's off cells are put in that order once per search (for one rank:
+        :func:`~demine.analysis.parts.by_rank`)."""
         search = self.search
         ranked = search.ranked
         if ranked is None or ranked[0] is not rank:
-            order = sorted(search.off)
-            order.sort(key=rank.__getitem__)
-            ranked = search.ranked = (rank, order)
+            ranked = search.ranked = (rank, by_rank(search.off, rank))
         gone = self.gone
         for c in ranked[1]:
             if c not in gone:

@@ -6,6 +6,7 @@ frame's independent components with their counts (:class:`Part`), and the search
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from demine.analysis.exact import CountCache, Counted, marginals, marginals_reduced
 from demine.analysis.order import Piece
@@ -120,3 +121,24 @@ class Search:
         """The root's cells off the frontier (:attr:`Frame.off`)."""
         self.ranked: tuple[Sequence[int], list[int]] | None = None
         """A rank by cell and the root's off cells in its order (:meth:`Frame.least_off`)."""
+
+
+def by_rank(cells: Sequence[int], rank: Sequence[int]) -> list[int]:
+    """``cells`` in the order of ``(rank[cell], cell)``: in cell order, then a stable sort by the
+    rank alone, made as one list a rank (a search's ranks are few: neighbour counts), not a sort
+    with a key call per cell."""
+    # (the cells kept as the objects they are, typed Any: compiled, an int past 256 is made an
+    # object anew at each use, and these are cells of a board)
+    objs: list[Any] = sorted(cells)
+    buckets: dict[int, list[int]] = {}
+    for c in objs:
+        r = rank[c]
+        got = buckets.get(r)
+        if got is None:
+            buckets[r] = [c]
+        else:
+            got.append(c)
+    out: list[int] = []
+    for r in sorted(buckets):
+        out += buckets[r]
+    return out
