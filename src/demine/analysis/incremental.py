@@ -22,6 +22,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from functools import partial
+from typing import Any, cast
 
 from demine.analysis.constraints import (
     Component,
@@ -256,32 +257,33 @@ class Frame:
         # (without ``after``, from this frame's position: the cell's neighbours are the same)
         seen = after if after is not None else self.position
         own = _number_constraint(seen, cell, True, seen.geometry.neighbours(cell), value)
-        touched: dict[int, Part] = {}  # by id, in the order met
+        # (cells as the objects they are, typed Any: compiled, an int past 256 made anew is new)
+        at: Any = cell
         local: list[Constraint] = []
         home = self.part_of(cell)
-        if home is not None:
-            touched[id(home)] = home
+        touched: list[Part] = [] if home is None else [home]  # (in the order met, by identity)
+        part_of = self._part_of or {}  # (made by part_of)
         new_off: set[int] = set()
         if own is not None:
-            cells = []
+            cells: list[Any] = []
             need = own[1]
-            for c in own[0]:
+            for c in cast(Any, own[0]):
                 v = decided.get(c)
                 if v is not None:
                     need -= v
                     continue
                 cells.append(c)
-                p = self.part_of(c)
+                p = part_of.get(c)
                 if p is None:
                     new_off.add(c)
-                elif id(p) not in touched:
-                    touched[id(p)] = p
+                elif p not in touched:
+                    touched.append(p)
             if cells or need:
                 local.append((tuple(cells), need, cell))
-        for p in touched.values():
+        for p in touched:
             for cs, v, lab in p.cons:
-                if cell in cs:
-                    cs = tuple(c for c in cs if c != cell)
+                if at in cs:
+                    cs = tuple([c for c in cast(Any, cs) if c != at])
                 local.append((cs, v, lab))
         local.sort(key=_label)
         # (a cell decided here is safe: the mines left are the same without it)
@@ -312,7 +314,7 @@ class Frame:
             decided.pop(cell, None)
             decided.update(found)
             left -= sum(found.values())
-        parts = [p for p in self.parts if id(p) not in touched]
+        parts = [p for p in self.parts if p not in touched]
         parts += made
         if left < 0:
             raise InconsistentPosition("the numbers need more mines than are left", (), mine_count=True)
