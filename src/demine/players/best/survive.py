@@ -113,13 +113,11 @@ def survivals(
         try:
             got = frame.survival_after(cell, v, deadline)
         except OverBudget:
-            pace.done()
-            return None
+            return None  # (the pace ends with the count)
+        pace.done()
         if got is None:
-            pace.done()
             continue
         n, survive = got
-        pace.done()  # (not in a ``finally``: compiled, mypyc has no ``continue`` inside one)
         if n:
             found.append((v, n, survive))
             if stop is not None:
@@ -315,4 +313,6 @@ def by_chance(x: tuple[int, int, int, int], y: tuple[int, int, int, int]) -> int
     c = _compare((x[0], x[1]), (y[0], y[1]))
     if c:
         return c
-    return -1 if (x[2], x[3]) < (y[2], y[3]) else (1 if (x[2], x[3]) > (y[2], y[3]) else 0)
+    if x[2] != y[2]:
+        return -1 if x[2] < y[2] else 1
+    return -1 if x[3] < y[3] else (1 if x[3] > y[3] else 0)
