@@ -2,6 +2,7 @@
 with demine's players on the same boards, in the same minutes.
 
 Run: python benchmarks/peer_minesolve.py --games 2000 --depths 1,2 --players fast,best
+     python benchmarks/peer_minesolve.py --games 400 --depths 3 --players best --round 100 --repeat 8
      python benchmarks/peer_minesolve.py --boards held-out.jsonl --depths 3 --cap 3=500
      python benchmarks/peer_minesolve.py --check-rules 200
 
@@ -16,11 +17,16 @@ so both sides play exactly the same layouts under the same rule from the same fi
 boards of a ``--boards`` file, or ``--seed``/``--games`` drawn as ``demine bench`` draws them).
 
 Rounds of ``--round`` boards alternate between the players, so their times come from the same
-minutes of a shared machine. ``ms`` of a minesolve game is the time spent in ``ms_solve`` (pure C,
-called through ctypes); its ``wall_ms`` adds the Python that applies its moves. A demine game's
-``ms`` is ``demine bench``'s (the whole game: engine and player), and its ``decide_ms`` the
-player's decisions alone: the like of minesolve's ``ms`` (each player's own time, without the
-engine both share), compared as well ("decisions only").
+minutes of a shared machine. ``--repeat N`` plays the whole run N times over and takes each board's
+fastest run for each of its times (as ``timeit`` takes the least of its repeats): the host's slow
+minutes slow a Python player more than the C peer (research log 9), and this takes them out of
+both; each run's own ratio is printed beside it.
+
+``ms`` of a minesolve game is the time spent in ``ms_solve`` (pure C, called through ctypes); its
+``wall_ms`` adds the Python that applies its moves. A demine game's ``ms`` is ``demine bench``'s
+(the whole game: engine and player), and its ``decide_ms`` the player's decisions alone: the like
+of minesolve's ``ms`` (each player's own time, without the engine both share), compared as well
+("decisions only").
 
 ``--check-rules N`` checks on N boards that the peer plays under our rules: its first click on an
 empty expert board is (0,0) like ours; at every decision point of its games its probabilities are
@@ -45,7 +51,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -321,9 +327,14 @@ def run(
     record: Path | None,
     source_label: str,
     progress: bool,
-) -> dict[str, list[tuple[GameResult, dict[str, Any]]]]:
-    """Every contestant on its boards, in rounds that alternate between them; results by label."""
-    done: dict[str, dict[int, tuple[GameResult, dict[str, Any]]]] = {c.label: {} for c in players}
+    repeat: int = 1,
+) -> dict[str, list[list[tuple[GameResult, dict[str, Any]]]]]:
+    """Every contestant on its boards, in rounds that alternate between them, the whole of it
+    ``repeat`` times over; results by label, one list a repeat (a record's line of a later repeat
+    carries its number, ``repeat``)."""
+    done: dict[str, list[dict[int, tuple[GameResult, dict[str, Any]]]]] = {
+        c.label: [{} for _ in range(repeat)] for c in players
+    }
     files = {}
     if record is not None:
         record.mkdir(parents=True, exist_ok=True)
@@ -334,35 +345,86 @@ def run(
                     raise SystemExit(
                         f"{path}: its games are of {line.extra.get('boards')!r}, not {source_label!r}"
                     )
-                done[c.label][line.result.index] = (line.result, line.extra)
+                k = int(line.extra.get("repeat", 0))
+                if k < repeat:
+                    done[c.label][k][line.result.index] = (line.result, line.extra)
             files[c.label] = path.open("a", encoding="utf-8")
     try:
-        for lo in range(0, max(c.games for c in players), round_size):
-            for c in players:
-                for sp in specs[lo : min(lo + round_size, c.games)]:
-                    if sp.index in done[c.label]:
-                        continue
-                    extra: dict[str, Any] = {"boards": source_label}
-                    if c.depth is not None:
-                        assert ms is not None
-                        g = play_peer(ms, sp, c.depth)
-                        r = g.result
-                        extra |= {"wall_ms": round(g.wall_ms, 3), "fallbacks": g.fallbacks}
-                        extra["cpu_ms"] = round(g.cpu_ms, 3)
-                    else:
-                        assert c.spec is not None
-                        c0 = time.process_time()
-                        r = play_game(sp, c.spec)
-                        extra["cpu_ms"] = round((time.process_time() - c0) * 1000.0, 3)
-                    done[c.label][r.index] = (r, extra)
-                    if c.label in files:
-                        append_result(files[c.label], c.label, r, **extra)
-            if progress:
-                print(f"  round {lo // round_size + 1}: boards {lo}-{lo + round_size - 1}", file=sys.stderr)
+        for k in range(repeat):
+            for lo in range(0, max(c.games for c in players), round_size):
+                for c in players:
+                    for sp in specs[lo : min(lo + round_size, c.games)]:
+                        if sp.index in done[c.label][k]:
+                            continue
+                        r, extra = _play_one(ms, c, sp, source_label)
+                        if k:
+                            extra["repeat"] = k
+                        done[c.label][k][r.index] = (r, extra)
+                        if c.label in files:
+                            append_result(files[c.label], c.label, r, **extra)
+                if progress:
+                    what = f"run {k + 1}, " if repeat > 1 else ""
+                    print(
+                        f"  {what}round {lo // round_size + 1}: boards {lo}-{lo + round_size - 1}",
+                        file=sys.stderr,
+                    )
     finally:
         for f in files.values():
             f.close()
-    return {c.label: [done[c.label][sp.index] for sp in specs[: c.games]] for c in players}
+    return {c.label: [[got[sp.index] for sp in specs[: c.games]] for got in done[c.label]] for c in players}
+
+
+def _play_one(
+    ms: MineSolve | None, c: Contestant, sp: GameSpec, source_label: str
+) -> tuple[GameResult, dict[str, Any]]:
+    """One game of one contestant, with what its record line keeps beside the result."""
+    extra: dict[str, Any] = {"boards": source_label}
+    if c.depth is not None:
+        assert ms is not None
+        g = play_peer(ms, sp, c.depth)
+        extra |= {"wall_ms": round(g.wall_ms, 3), "fallbacks": g.fallbacks}
+        extra["cpu_ms"] = round(g.cpu_ms, 3)
+        return g.result, extra
+    assert c.spec is not None
+    c0 = time.process_time()
+    r = play_game(sp, c.spec)
+    extra["cpu_ms"] = round((time.process_time() - c0) * 1000.0, 3)
+    return r, extra
+
+
+#: The times of a game that :func:`fastest` takes the least of, over the runs: the result's own,
+#: and those its record line keeps beside it.
+_TIMES = ("ms", "decide_ms")
+_EXTRA_TIMES = ("cpu_ms", "wall_ms")
+
+
+def fastest(
+    runs: list[list[tuple[GameResult, dict[str, Any]]]],
+) -> tuple[list[tuple[GameResult, dict[str, Any]]], int]:
+    """Each board's game of the first run with each of its times the least over the runs (each
+    board's fastest run: what is left of a time once a shared machine's slow minutes are taken
+    out, the way ``timeit`` takes the least of its repeats), and how many boards were played
+    otherwise in a later run (another outcome, number of moves or of guesses: a player whose
+    budget ran out in one run and not in another)."""
+    out = []
+    differ = 0
+    for i, (r, extra) in enumerate(runs[0]):
+        games = [run[i] for run in runs]
+        if any((g.won, g.moves, g.guesses) != (r.won, r.moves, r.guesses) for g, _ in games[1:]):
+            differ += 1
+        least: dict[str, Any] = {}
+        for name in _TIMES:
+            values = [getattr(g, name) for g, _ in games]
+            if all(v is not None for v in values):
+                least[name] = min(values)
+        kept = dict(extra)
+        for name in _EXTRA_TIMES:
+            values = [e[name] for _, e in games if name in e]
+            if len(values) == len(games):
+                kept[name] = min(values)
+        kept.pop("repeat", None)
+        out.append((replace(r, **least), kept))
+    return out, differ
 
 
 # ---------------------------------------------------------------------------------------- report
@@ -408,9 +470,12 @@ def summary(label: str, games: Sequence[tuple[GameResult, dict[str, Any]]]) -> d
 
 
 def pairs(
-    results: dict[str, list[tuple[GameResult, dict[str, Any]]]], players: Sequence[Contestant]
+    results: dict[str, list[tuple[GameResult, dict[str, Any]]]],
+    players: Sequence[Contestant],
+    runs: dict[str, list[list[tuple[GameResult, dict[str, Any]]]]] | None = None,
 ) -> list[dict[str, Any]]:
-    """Each demine player against each minesolve depth, on the boards both played."""
+    """Each demine player against each minesolve depth, on the boards both played. With
+    ``runs`` (more than one), also each run's own ratio of the median games (ms and decisions)."""
     out = []
     for a in (c for c in players if c.depth is None):
         for b in (c for c in players if c.depth is not None):
@@ -432,14 +497,33 @@ def pairs(
             if both:  # (on the boards where both times were kept)
                 row["mean_cpu_ratio"] = sum(x for x, _ in both) / sum(y for _, y in both)
                 row["cpu_games"] = len(both)
+            if runs is not None and len(runs[a.label]) > 1:
+                row["runs"] = len(runs[a.label])
+                row["run_median_ms_ratios"] = [
+                    _median_ratio(x[:n], y[:n], "ms")
+                    for x, y in zip(runs[a.label], runs[b.label], strict=True)
+                ]
+                if "median_decide_ratio" in row:
+                    row["run_median_decide_ratios"] = [
+                        _median_ratio(x[:n], y[:n], "decide_ms")
+                        for x, y in zip(runs[a.label], runs[b.label], strict=True)
+                    ]
             out.append(row)
     return out
 
 
+def _median_ratio(
+    a: Sequence[tuple[GameResult, dict[str, Any]]], b: Sequence[tuple[GameResult, dict[str, Any]]], name: str
+) -> float:
+    """The median game's ``name`` (``ms`` or ``decide_ms``) of ``a`` over ``b``'s."""
+    return quantile([getattr(r, name) for r, _ in a], 0.5) / quantile([getattr(r, name) for r, _ in b], 0.5)
+
+
 def print_report(rows: list[dict[str, Any]], prs: list[dict[str, Any]], rule: str, start: str) -> None:
+    runs = max((r.get("runs", 1) for r in rows), default=1)
     print(
         f"rule {rule}, first click {start}; ms: a minesolve game's time in ms_solve, "
-        "a demine game's whole time"
+        "a demine game's whole time" + (f"; each board's fastest of {runs} runs" if runs > 1 else "")
     )
     print(
         f"{'player':<26}{'games':>7}{'win %':>8}{'95% CI':>16}"
@@ -469,6 +553,13 @@ def print_report(rows: list[dict[str, Any]], prs: list[dict[str, Any]], rule: st
                 else ""
             )
         )
+        if "runs" in p:
+            alone = " ".join(f"{x:.2f}" for x in p["run_median_ms_ratios"])
+            own = " ".join(f"{x:.2f}" for x in p.get("run_median_decide_ratios", []))
+            print(
+                f"  (above: each board's fastest of {p['runs']} runs) each run alone, median ratio: {alone}"
+                + (f"; decisions only: {own}" if own else "")
+            )
 
 
 def plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
@@ -626,6 +717,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--cap", action="append", default=[], metavar="WHO=N", help="play only the first N boards (3=500)"
     )
     ap.add_argument("--round", type=int, default=50, help="boards a round, alternating players (default 50)")
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        metavar="N",
+        help="play the whole run N times; a game's times are its board's fastest run (default 1)",
+    )
     ap.add_argument("--record", type=Path, help="keep per-player record files in DIR (resumable)")
     ap.add_argument("--json", type=Path, help="write the summaries and pairs to FILE")
     ap.add_argument("--plot", type=Path, help="draw win rate against ms a game to FILE (.png or .svg)")
@@ -636,6 +734,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--build", type=Path, help="where to build it (default: a cache folder)")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
     ns = ap.parse_args(argv)
+    if ns.repeat < 1:
+        raise SystemExit(f"--repeat: at least 1 run, got {ns.repeat}")
     depths = [int(d) for d in ns.depths.split(",") if d.strip()]
     if any(not 1 <= d <= MAX_DEPTH for d in depths):
         raise SystemExit(f"--depths: each depth lies in 1-{MAX_DEPTH}, got {ns.depths!r}")
@@ -667,9 +767,18 @@ def main(argv: Sequence[str] | None = None) -> None:
             f"same outcome on {rules['same_outcome_there']} of them"
         )
     if players:
-        results = run(specs, players, ms, ns.round, ns.record, source_label, not ns.quiet)
-        rows = [summary(c.label, results[c.label]) for c in players]
-        prs = pairs(results, players)
+        runs = run(specs, players, ms, ns.round, ns.record, source_label, not ns.quiet, ns.repeat)
+        results, rows = {}, []
+        for c in players:
+            results[c.label], differ = fastest(runs[c.label])
+            rows.append(summary(c.label, results[c.label]))
+            if ns.repeat > 1:
+                rows[-1] |= {"runs": ns.repeat, "boards_played_otherwise": differ}
+                if differ:
+                    print(
+                        f"{c.label}: {differ} boards played otherwise in a later run (the first run's count)"
+                    )
+        prs = pairs(results, players, runs)
         sp0 = specs[0]
         r0, c0 = divmod(sp0.start, sp0.width)
         print_report(rows, prs, sp0.rule, f"({r0},{c0})")

@@ -88,6 +88,49 @@ def test_a_run_pairs_records_and_resumes(
     assert "minesolve-d1" in capsys.readouterr().out
 
 
+def test_repeated_runs_keep_each_boards_fastest_times(
+    peer: ModuleType, library: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["--games", "4", "--depths", "1", "--players", "fast", "--round", "2", "--repeat", "3"]
+    args += ["--seed", "peer-rep", "--record", str(tmp_path / "rec"), "--json", str(tmp_path / "out.json")]
+    args += ["--build", str(library.parent), "--quiet"]
+    peer.main(args)
+    out = json.loads((tmp_path / "out.json").read_text())
+    (pair,) = out["pairs"]
+    assert (
+        pair["runs"] == 3 and len(pair["run_median_ms_ratios"]) == len(pair["run_median_decide_ratios"]) == 3
+    )
+    for label in ("fast", "minesolve-d1"):
+        lines = [json.loads(x) for x in (tmp_path / "rec" / f"{label}.jsonl").read_text().splitlines()]
+        assert sorted(x.get("repeat", 0) for x in lines) == [0] * 4 + [1] * 4 + [2] * 4
+        row = next(p for p in out["players"] if p["player"] == label)
+        assert (row["runs"], row["boards_played_otherwise"]) == (3, 0)
+        # the reported times are each board's least over the three runs, not the first run's
+        least = [min(x["ms"] for x in lines if x["index"] == i) for i in range(4)]
+        assert row["ms_mean"] == pytest.approx(sum(least) / 4)
+        assert row["cpu_ms_mean"] == pytest.approx(
+            sum(min(x["cpu_ms"] for x in lines if x["index"] == i) for i in range(4)) / 4
+        )
+    assert "each board's fastest of 3 runs" in capsys.readouterr().out
+    # a second run resumes: nothing is played again
+    before = (tmp_path / "rec" / "fast.jsonl").read_text()
+    peer.main(args)
+    assert (tmp_path / "rec" / "fast.jsonl").read_text() == before
+    with pytest.raises(SystemExit, match="--repeat"):
+        peer.main([*args, "--repeat", "0"])
+
+
+def test_fastest_counts_boards_played_otherwise(peer: ModuleType) -> None:
+    from demine.bench import GameResult
+
+    def game(ms: float, won: bool) -> tuple[GameResult, dict[str, object]]:
+        return GameResult(0, won, 10, 1, ms, decide_ms=ms / 2), {"cpu_ms": ms}
+
+    merged, differ = peer.fastest([[game(5.0, True)], [game(3.0, True)], [game(4.0, False)]])
+    ((r, extra),) = merged
+    assert (r.won, r.ms, r.decide_ms, extra["cpu_ms"], differ) == (True, 3.0, 1.5, 3.0, 1)
+
+
 def test_the_plot_keeps_labels_of_close_points_apart(peer: ModuleType, tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     import matplotlib
