@@ -17,10 +17,15 @@ so both sides play exactly the same layouts under the same rule from the same fi
 boards of a ``--boards`` file, or ``--seed``/``--games`` drawn as ``demine bench`` draws them).
 
 Rounds of ``--round`` boards alternate between the players, so their times come from the same
-minutes of a shared machine. ``--repeat N`` plays the whole run N times over and takes each board's
-fastest run for each of its times (as ``timeit`` takes the least of its repeats): the host's slow
-minutes slow a Python player more than the C peer (research log 9), and this takes them out of
-both; each run's own ratio is printed beside it.
+minutes of a shared machine. ``--repeat N`` plays the whole run N times over and takes, for each
+of a game's times, its least over the runs (as ``timeit`` takes the least of its repeats): the
+host's slow minutes slow a Python player more than the C peer (research log 9), and this takes
+them out of both. Outcomes are the first run's; a board a later run played otherwise is counted
+(``boards_played_otherwise`` in the JSON), and its times come from the runs that played the same
+game. Each run's own median ratio is printed beside the result (``run_median_ms_ratios`` and
+``run_median_decide_ratios``); the median of the least times can lie outside their range. A
+record file holds a line per board and run (a later run's lines carry ``repeat``, 1 for the
+second), and a larger ``--repeat`` on the same folder plays only the runs it is missing.
 
 ``ms`` of a minesolve game is the time spent in ``ms_solve`` (pure C, called through ctypes); its
 ``wall_ms`` adds the Python that applies its moves. A demine game's ``ms`` is ``demine bench``'s
@@ -340,12 +345,18 @@ def run(
         record.mkdir(parents=True, exist_ok=True)
         for c in players:
             path = record / file_name(c.label)
-            for line in read_records(path, missing_ok=True):
+            try:
+                lines = read_records(path, missing_ok=True)
+            except DemineError as e:
+                raise SystemExit(str(e)) from None
+            for line in lines:
                 if line.extra.get("boards") != source_label:
                     raise SystemExit(
                         f"{path}: its games are of {line.extra.get('boards')!r}, not {source_label!r}"
                     )
-                k = int(line.extra.get("repeat", 0))
+                k = line.extra.get("repeat", 0)
+                if not isinstance(k, int) or isinstance(k, bool) or k < 0:
+                    raise SystemExit(f"{path}: game {line.result.index}: repeat {k!r} is not a run's number")
                 if k < repeat:
                     done[c.label][k][line.result.index] = (line.result, line.extra)
             files[c.label] = path.open("a", encoding="utf-8")
@@ -401,17 +412,20 @@ _EXTRA_TIMES = ("cpu_ms", "wall_ms")
 def fastest(
     runs: list[list[tuple[GameResult, dict[str, Any]]]],
 ) -> tuple[list[tuple[GameResult, dict[str, Any]]], int]:
-    """Each board's game of the first run with each of its times the least over the runs (each
-    board's fastest run: what is left of a time once a shared machine's slow minutes are taken
-    out, the way ``timeit`` takes the least of its repeats), and how many boards were played
-    otherwise in a later run (another outcome, number of moves or of guesses: a player whose
-    budget ran out in one run and not in another)."""
+    """Each board's game of the first run with each of its times the least over the runs that
+    played that game (what is left of a time once a shared machine's slow minutes are taken
+    out, the way ``timeit`` takes the least of its repeats; each time is its own least, so two
+    of a game's times may come from different runs), and how many boards a later run played
+    otherwise (another outcome, number of moves or of guesses: a player whose budget ran out in
+    one run and not in another). The outcomes are the first run's."""
     out = []
     differ = 0
     for i, (r, extra) in enumerate(runs[0]):
         games = [run[i] for run in runs]
-        if any((g.won, g.moves, g.guesses) != (r.won, r.moves, r.guesses) for g, _ in games[1:]):
+        same = [(g, e) for g, e in games if (g.won, g.moves, g.guesses) == (r.won, r.moves, r.guesses)]
+        if len(same) < len(games):
             differ += 1
+        games = same
         least: dict[str, Any] = {}
         for name in _TIMES:
             values = [getattr(g, name) for g, _ in games]
@@ -722,7 +736,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         type=int,
         default=1,
         metavar="N",
-        help="play the whole run N times; a game's times are its board's fastest run (default 1)",
+        help="play the whole run N times; each of a game's times (ms, decisions, CPU) is its least over "
+        "the runs, its outcome the first run's (default 1)",
     )
     ap.add_argument("--record", type=Path, help="keep per-player record files in DIR (resumable)")
     ap.add_argument("--json", type=Path, help="write the summaries and pairs to FILE")
@@ -736,6 +751,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     ns = ap.parse_args(argv)
     if ns.repeat < 1:
         raise SystemExit(f"--repeat: at least 1 run, got {ns.repeat}")
+    if ns.round < 1:
+        raise SystemExit(f"--round: at least 1 board a round, got {ns.round}")
     depths = [int(d) for d in ns.depths.split(",") if d.strip()]
     if any(not 1 <= d <= MAX_DEPTH for d in depths):
         raise SystemExit(f"--depths: each depth lies in 1-{MAX_DEPTH}, got {ns.depths!r}")
@@ -776,7 +793,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                 rows[-1] |= {"runs": ns.repeat, "boards_played_otherwise": differ}
                 if differ:
                     print(
-                        f"{c.label}: {differ} boards played otherwise in a later run (the first run's count)"
+                        f"{c.label}: {differ} board(s) played otherwise in a later run: their outcomes "
+                        "are the first run's, their times from the runs that played the same game"
                     )
         prs = pairs(results, players, runs)
         sp0 = specs[0]

@@ -118,6 +118,14 @@ def test_repeated_runs_keep_each_boards_fastest_times(
     assert (tmp_path / "rec" / "fast.jsonl").read_text() == before
     with pytest.raises(SystemExit, match="--repeat"):
         peer.main([*args, "--repeat", "0"])
+    with pytest.raises(SystemExit, match="--round"):
+        peer.main([*args, "--round", "0"])
+    # a record whose run number is not one: a clear error naming the file, not a traceback
+    first = json.loads(before.splitlines()[0])
+    with (tmp_path / "rec" / "fast.jsonl").open("a") as f:
+        f.write(json.dumps({**first, "repeat": "two"}) + "\n")
+    with pytest.raises(SystemExit, match=r"fast\.jsonl: game 0: repeat 'two'"):
+        peer.main(args)
 
 
 def test_fastest_counts_boards_played_otherwise(peer: ModuleType) -> None:
@@ -129,6 +137,10 @@ def test_fastest_counts_boards_played_otherwise(peer: ModuleType) -> None:
     merged, differ = peer.fastest([[game(5.0, True)], [game(3.0, True)], [game(4.0, False)]])
     ((r, extra),) = merged
     assert (r.won, r.ms, r.decide_ms, extra["cpu_ms"], differ) == (True, 3.0, 1.5, 3.0, 1)
+    # a run that played another game lends no time (a quick loss is not the game's time)
+    merged, differ = peer.fastest([[game(5.0, True)], [game(1.0, False)], [game(4.0, True)]])
+    ((r, extra),) = merged
+    assert (r.won, r.ms, extra["cpu_ms"], differ) == (True, 4.0, 4.0, 1)
 
 
 def test_the_plot_keeps_labels_of_close_points_apart(peer: ModuleType, tmp_path: Path) -> None:
