@@ -494,18 +494,19 @@ def pairs(
     for a in (c for c in players if c.depth is None):
         for b in (c for c in players if c.depth is not None):
             n = min(a.games, b.games)
-            ra, rb = [r for r, _ in results[a.label][:n]], [r for r, _ in results[b.label][:n]]
+            ga, gb = results[a.label][:n], results[b.label][:n]
+            ra, rb = [r for r, _ in ga], [r for r, _ in gb]
             pr = paired(a.label, ra, b.label, rb)
             ma, mb = sum(r.ms for r in ra) / n, sum(r.ms for r in rb) / n
-            medians = quantile([r.ms for r in ra], 0.5) / quantile([r.ms for r in rb], 0.5)
-            row = {**pr.to_json(), "mean_ms_ratio": ma / mb, "median_ms_ratio": medians}
-            own_a = [r.decide_ms for r in ra if r.decide_ms is not None]
-            own_b = [r.decide_ms for r in rb if r.decide_ms is not None]
-            if len(own_a) == len(own_b) == n:  # (records made before decide_ms was kept have none)
-                row["median_decide_ratio"] = quantile(own_a, 0.5) / quantile(own_b, 0.5)
+            row = {**pr.to_json(), "mean_ms_ratio": ma / mb, "median_ms_ratio": _median_ratio(ga, gb, "ms")}
+            # (records made before decide_ms was kept have none)
+            names = [("ms", "run_median_ms_ratios")]  # (a time, and the key of its runs' ratios)
+            if all(r.decide_ms is not None for r in ra + rb):
+                row["median_decide_ratio"] = _median_ratio(ga, gb, "decide_ms")
+                names.append(("decide_ms", "run_median_decide_ratios"))
             both = [
                 (ea["cpu_ms"], eb["cpu_ms"])
-                for (_, ea), (_, eb) in zip(results[a.label][:n], results[b.label][:n], strict=True)
+                for (_, ea), (_, eb) in zip(ga, gb, strict=True)
                 if "cpu_ms" in ea and "cpu_ms" in eb
             ]
             if both:  # (on the boards where both times were kept)
@@ -513,13 +514,9 @@ def pairs(
                 row["cpu_games"] = len(both)
             if runs is not None and len(runs[a.label]) > 1:
                 row["runs"] = len(runs[a.label])
-                row["run_median_ms_ratios"] = [
-                    _median_ratio(x[:n], y[:n], "ms")
-                    for x, y in zip(runs[a.label], runs[b.label], strict=True)
-                ]
-                if "median_decide_ratio" in row:
-                    row["run_median_decide_ratios"] = [
-                        _median_ratio(x[:n], y[:n], "decide_ms")
+                for name, key in names:
+                    row[key] = [
+                        _median_ratio(x[:n], y[:n], name)
                         for x, y in zip(runs[a.label], runs[b.label], strict=True)
                     ]
             out.append(row)
