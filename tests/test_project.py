@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parent.parent
 #: BENCHMARKS.md answers "how strong, how fast, against whom" in two minutes; detail goes to the
 #: research log (docs/research/). 15 KB until 2026-12-02, when it held 15,355 bytes and the figures
 #: of three more comparisons were on their way (the JSMinesweeper peer, screen reading, no-guess
-#: density): 24 KB leaves them room without letting history back in.
+#: density). Restructured then, with history moved to the research topics, it holds 16 KB; 24 KB
+#: leaves those figures room (a table each, 1-3 KB) and keeps the page a two-minute read.
 RESULTS_PAGE_LIMIT = 24 * 1024
 #: The research log, one file per topic, and its index.
 RESEARCH = ROOT / "docs" / "research"
