@@ -141,6 +141,13 @@ def test_the_research_index_lists_every_topic_and_each_opens_with_what_was_learn
     assert sorted(table) == topics
 
 
+def test_the_benchmarks_readme_describes_every_script() -> None:
+    text = (ROOT / "benchmarks" / "README.md").read_text(encoding="utf-8")
+    scripts = sorted(p.name for p in (ROOT / "benchmarks").glob("*.py") if p.name != "__init__.py")
+    missing = [s for s in scripts if f"`{s}`" not in text]
+    assert missing == [], f"benchmarks/README.md does not describe {missing}"
+
+
 def test_the_old_research_log_is_only_a_pointer_to_the_topics() -> None:
     # notes go to docs/research/, so the old file must not grow again
     text = (ROOT / "docs" / "research-log.md").read_text(encoding="utf-8")
@@ -171,6 +178,12 @@ def test_the_api_reference_documents_every_public_name() -> None:
     missing = sorted(set(demine.__all__) - documented - {"__version__"} - set(vars(demine.errors)))
     assert missing == [], f"add these to a page of docs/reference/api: {missing}"
     assert "errors" in documented  # the exception tree, with every error
+    # the puzzles are a package of their own (demine.puzzles), not re-exported by demine
+    from demine import puzzles
+
+    on_pages = set(re.findall(r"^::: demine\.puzzles\.(\w+)", pages, flags=re.M))
+    missing = sorted(set(puzzles.__all__) - on_pages)
+    assert missing == [], f"add these to docs/reference/api/puzzles.md: {missing}"
 
 
 def test_ci_builds_the_docs_warning_free_and_runs_the_readme_test_command() -> None:
