@@ -19,7 +19,7 @@ boards of a ``--boards`` file, or ``--seed``/``--games`` drawn as ``demine bench
 Rounds of ``--round`` boards alternate between the players, so their times come from the same
 minutes of a shared machine. ``--repeat N`` plays the whole run N times over and takes, for each
 of a game's times, its least over the runs (as ``timeit`` takes the least of its repeats): the
-host's slow minutes slow a Python player more than the C peer (research log 9), and this takes
+host's slow minutes slow a Python player more than the C peer (docs/research/minesolve.md), and this takes
 them out of both. Outcomes are the first run's; a board a later run played otherwise is counted
 (``boards_played_otherwise`` in the JSON), and its times come from the runs that played the same
 game. Each run's own median ratio is printed beside the result (``run_median_ms_ratios`` and

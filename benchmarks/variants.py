@@ -1,4 +1,4 @@
-"""Paired experiments on settings of the ``best`` player (docs/research-log.md).
+"""Paired experiments on settings of the ``best`` player (docs/research/guesses.md).
 
 Run: python benchmarks/variants.py --games N --size WxHxM --rule RULE --seed SEED VARIANT [VARIANT ...]
      [--record-dir DIR] [--jobs 2]
@@ -13,7 +13,7 @@ two-sided sign test. With ``--record-dir`` each variant's results also go to
 ``benchmarks/pair_records.py`` can pair them with a ``demine bench`` run of the same seed).
 
 The variants that were measured and not adopted, and whose code has left ``best``, are in the
-research log with the commit where their code last lived.
+docs/research/guesses.md with the commit where their code last lived.
 """
 
 from __future__ import annotations

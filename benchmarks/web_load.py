@@ -38,7 +38,7 @@ The players' process (one event loop for the 200 players, which times every turn
 cycle collector off during a phase and collects between phases (``--client-gc`` keeps it on):
 its own full collections took 41-69 ms of wall time in each abuse phase (its aiohttp sessions
 and connections), and every turn in flight then was timed that much longer though the server had
-answered (research log 12, part n). 200 browsers do not pause together; the server's collections
+answered (docs/research/web-abuse.md, part n). 200 browsers do not pause together; the server's collections
 are measured as before.
 """
 

@@ -360,7 +360,7 @@ def test_after_a_corner_shows_a_number_the_farthest_corner_is_opened(
     shown: tuple[int, int], expected: tuple[int, int]
 ) -> None:
     # all three other corners are equally likely to be zeros; the farthest one played best in
-    # rollouts (BENCHMARKS.md), and the choice must not depend on which corner was clicked
+    # rollouts (docs/research/guesses.md), and the choice must not depend on which corner was clicked
     p = Position.covered(30, 16, 99)
     p = p.with_state(p.geometry.cell(*shown), 1)
     bm = best_move(p)

@@ -397,7 +397,7 @@ def test_hints_made_in_a_worker_come_weighed_as_they_would_be_here() -> None:
 
 def test_the_hints_kept_with_a_game_leave_the_collector_nothing_to_walk() -> None:
     # (a full collection walked every list of the hints kept with each game in memory: 35 ms of
-    # the event loop's CPU with 500 games, research log 12 part l)
+    # the event loop's CPU with 500 games, docs/research/web-abuse.md, part l)
     import gc
 
     from demine.web.finished import encode

@@ -174,7 +174,7 @@ def test_a_burst_of_players_hints_is_at_the_workers_at_once() -> None:
     under way. Before, 4 were and the other 12 waited in the lane for a round trip each: on a
     loaded server a round trip through the event loop took 100-300 ms for a few ms of work, the
     workers idled and the lane's queue of 64 filled (503s; the throughput is measured by
-    benchmarks/web_load.py --abuse, research log 12)."""
+    benchmarks/web_load.py --abuse, docs/research/web-abuse.md)."""
     limits = ServeLimits()
 
     async def scenario() -> tuple[int, int]:

@@ -199,8 +199,8 @@ def test_an_analysis_is_encoded_where_it_is_computed() -> None:
 
 def test_a_finished_games_layout_leaves_the_collector_nothing_to_walk() -> None:
     # (its mines were kept as [row, col] lists and a set while the game stayed in memory: every
-    # full collection walked them, 5,000 pairs for the abuse benchmark's long game, research log
-    # 12 part m)
+    # full collection walked them, 5,000 pairs for the abuse benchmark's long game,
+    # docs/research/web-abuse.md, part m)
     import gc
 
     service = Service(limits=SCRIPT)

@@ -1,6 +1,6 @@
 """The server process settled at startup (``app.settled``): its own objects frozen out of the
 cyclic collector's sight (its full collections stalled every request for 42-100 ms under the abuse
-benchmark, research log 12 part h), and its GIL switch interval shortened, in each process of
+benchmark, docs/research/web-abuse.md, part h), and its GIL switch interval shortened, in each process of
 ``serve --processes N`` too (part i)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """benchmarks/web_load.py's ``--timeline``: where a phase's slowest turns fell and what each abuser
-was doing then (research log 12 part k)."""
+was doing then (docs/research/web-abuse.md, part k)."""
 
 from __future__ import annotations
 

@@ -445,7 +445,7 @@ SWITCH_INTERVAL = 0.0005
 #: Modules a server process imports only once it serves (uvicorn's loop and lifespan, anyio's
 #: backend on Starlette's first use, the threads of ``asyncio.to_thread``): :func:`settled`
 #: imports them before its freeze, so they are frozen with the rest (in the abuse benchmark the
-#: full collections walked their 23 modules' functions and dicts, research log 12 part q).
+#: full collections walked their 23 modules' functions and dicts, docs/research/web-abuse.md, part q).
 SERVING_MODULES = (
     "anyio._backends._asyncio",
     "concurrent.futures.thread",
@@ -470,7 +470,7 @@ def settled(app: FastAPI) -> FastAPI:
     routes) moved out of the cyclic garbage collector's sight (``gc.freeze``): they live as long
     as the process, and each full collection scanned them all again, stalling every request for
     it: under the abuse benchmark a full collection took 42-100 ms, 18-36 ms after the freeze
-    (research log 12 part h). What the requests make later is collected as before. The modules
+    (docs/research/web-abuse.md, part h). What the requests make later is collected as before. The modules
     of :data:`SERVING_MODULES` are imported first, to be frozen too, and the full collections
     come at most every ``ServeLimits.full_collection_every`` middle ones
     (:func:`collector_thresholds`).
@@ -480,7 +480,7 @@ def settled(app: FastAPI) -> FastAPI:
     2026-11-26), and a thread waiting for the GIL waits for the holder's interval to run out (5 ms
     by default), each time the event loop gives the GIL up for a system call. Set here, in every
     server process: ``serve --processes N`` starts its processes afresh (spawned), and they ran
-    at the default until 2026-11-26 (research log 12 i)."""
+    at the default until 2026-11-26 (docs/research/web-abuse.md, part i)."""
     service = app.state.service
     if service.workers:
         sys.setswitchinterval(SWITCH_INTERVAL)

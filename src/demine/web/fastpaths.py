@@ -22,7 +22,7 @@ errors are answered by the app's own exception handlers, found as Starlette find
 nearest class in the exception's MRO), so a 404, 409, 429 or 503 is the same answer either way.
 
 Why: with every abuser of the abuse benchmark at once the server's event loop was ~93% busy, and
-the routing and validation under every request were a large share of it (research log 12).
+the routing and validation under every request were a large share of it (docs/research/web-abuse.md, part g).
 """
 
 from __future__ import annotations

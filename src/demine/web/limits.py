@@ -81,8 +81,8 @@ class ServeLimits:
     """Hints on the players' games handed to the workers at once (the others wait in the lane)...
     More than the workers compute at once: on a loaded server a call's way out and back took
     100-300 ms for a few milliseconds of work (it crossed two helper threads then), so with 4 in
-    flight the workers idled while the lane's queue filled (research log 12). The calls past the
-    workers' count wait in the pool, in order (:mod:`demine.web.pool`)."""
+    flight the workers idled while the lane's queue filled (docs/research/web-abuse.md, part e).
+    The calls past the workers' count wait in the pool, in order (:mod:`demine.web.pool`)."""
     heavy_queue: int = 64
     """...and at most this many wait in each lane; past that a request gets 503 at once."""
     slow_running: int = 2
@@ -94,10 +94,10 @@ class ServeLimits:
     (Linux's ``SCHED_IDLE``; elsewhere only their ``nice``), so the players' requests do not wait
     for a core behind them. At nice 10 and 19 they still took a core for milliseconds at a time
     from the server processes, which under the abuse benchmark waited for one 3.3-5.0 ms a
-    player's turn (research log 12 part p). On a machine always busy with other normal work they
+    player's turn (docs/research/web-abuse.md, part p). On a machine always busy with other normal work they
     get little CPU, the big boards' players' hints included (``serve --niced-background`` turns
     it off: with two nice-19 processes spinning, a 100x100 game's hints took 24-343 ms idle
-    against 29-49 niced, research log 12 part p)."""
+    against 29-49 niced, docs/research/web-abuse.md, part p)."""
     review_wait: float = 1.0
     """Seconds a request for a review waits for it; past that the review goes on in the background
     and the answer says it is being prepared."""
@@ -136,7 +136,7 @@ class ServeLimits:
     waits for its time in its place (:class:`ClientGate`). A person never waits (a speedrunner
     clicks about 10 times a second, a page asks a few things at once); a script's 30 moves in a
     quarter of a second (its whole second's rate, then 429s) come a twentieth of a second apart,
-    so its work is spread instead of taking the server's CPU in bursts (research log 12 part n).
+    so its work is spread instead of taking the server's CPU in bursts (docs/research/web-abuse.md, part n).
     Under the per-second rates of moves and views (30): paced at theirs, a window's 31st request
     came a hair early and was refused, and the refusals' pauses made bursts again. 0: not paced
     (only the rates' windows)."""
@@ -155,7 +155,7 @@ class ServeLimits:
     connections: about 39,000 objects under the abuse benchmark, 18-45 ms of CPU, up to 91 ms
     of wall time on its two busy cores) and every request waits for it. Under that load one came
     every 30 s or so at 10; at 100 about every 5 minutes, each walking the cyclic garbage piled
-    up since as well (research log 12 part q)."""
+    up since as well (docs/research/web-abuse.md, part q)."""
 
     def per_process(self) -> int:
         """A client's places in one server process (``running_per_client`` over ``shared_by``)."""
@@ -213,7 +213,7 @@ class RateLimiter:
     The counting is done here rather than by ``limits``' in-memory storage: that one starts a new
     thread (a 10 ms timer) whenever its last has run out, and the timer scans every key held, so
     under load the server started a thread every few requests and its event loop waited for each
-    (8% of the loop's time in the abuse benchmark, research log 12). Here a hit costs a few deque
+    (8% of the loop's time in the abuse benchmark, docs/research/web-abuse.md). Here a hit costs a few deque
     operations under one lock, and the windows of clients gone quiet are dropped by a sweep every
     :attr:`SWEEP` seconds, made by the request that finds it due (O(windows held))."""
 

@@ -3,8 +3,8 @@
 ``concurrent.futures.ProcessPoolExecutor`` hands each call to a feeder thread (which pickles it
 into a queue) and each result to a manager thread (which unpickles it and wakes the event loop):
 three threads and their GIL hand-offs per call, on a server whose threads already wait for a CPU
-(research log 12). Here the event loop writes a call straight into its worker's socket and reads
-the result with ``loop.add_reader``: no thread in between.
+(docs/research/web-abuse.md, part j). Here the event loop writes a call straight into its
+worker's socket and reads the result with ``loop.add_reader``: no thread in between.
 
 Each worker has one socket pair. A call goes to a worker with room (one call running and one
 waiting in its socket at most, so a worker never idles between two calls); the others wait in

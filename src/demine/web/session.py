@@ -182,7 +182,7 @@ class Session:
         pairs are tuples and the mask bytes: a finished game's layout stays in memory while it is
         replayed, and its 5,000 pairs made as lists (and a set of 5,000 numbers) were walked by
         every full collection of the cycle collector; a tuple of numbers is left out of its scans
-        after its first one (research log 12, part m)."""
+        after its first one (docs/research/web-abuse.md, part m)."""
         g = self.game
         if g.placed and g.over and self._final is not None:
             return self._final

@@ -46,7 +46,7 @@ def run_when_idle() -> bool:
 
     A niced process still takes a core for a few milliseconds at a time from a server that wakes
     up wanting it (the scheduler shares by weight, and a nice of 10 is a tenth of a normal task's);
-    an idle one yields it at once (research log 12 part p)."""
+    an idle one yields it at once (docs/research/web-abuse.md, part p)."""
     policy = getattr(os, "SCHED_IDLE", None)
     if policy is None or not hasattr(os, "sched_setscheduler"):
         return False

@@ -1,11 +1,11 @@
 """``best``'s knobs as one value (:class:`BestSettings`), and the hooks an experiment passes in to
 watch its search (:class:`Hooks`).
 
-The defaults are the adopted values, each measured (docs/research-log.md). An experiment builds
-another value (``BestSettings(depth=2)``, ``BestSettings.parse(["depth=2"])``, ``demine bench
---set depth=2``) and passes it in; nothing is changed in a module, so two settings can play side
-by side in one process, and a settings value travels to worker processes by pickling under every
-start method.
+The defaults are the adopted values, each measured (docs/research/guesses.md and
+docs/research/endgame.md). An experiment builds another value (``BestSettings(depth=2)``,
+``BestSettings.parse(["depth=2"])``, ``demine bench --set depth=2``) and passes it in; nothing is
+changed in a module, so two settings can play side by side in one process, and a settings value
+travels to worker processes by pickling under every start method.
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ class BestSettings:
 
 @dataclass(frozen=True, slots=True)
 class FastSettings:
-    """How ``fast`` guesses (the default: the adopted rule, research log section 9). An experiment
+    """How ``fast`` guesses (the default: the adopted rule, docs/research/guesses.md). An experiment
     builds another value (``FastSettings(two_step=False)``, ``fast(two_step=no)`` as a player text).
 
     >>> FastSettings.parse(["two_step=no"]) == FastSettings(two_step=False)
