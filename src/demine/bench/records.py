@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from demine.bench.play import GameResult, GameSpec
-from demine.engine.formats import GameRecord
+from demine.engine.formats import GameRecord, read_text
 from demine.errors import FormatError, InputError
 
 
@@ -92,13 +92,13 @@ def read_records(path: Path | str, missing_ok: bool = False) -> list[RecordLine]
     """Every game of a record file (:class:`FormatError` naming the file when it cannot be read;
     with ``missing_ok`` a missing file is an empty one)."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_text(path, "a bench record")
     except FileNotFoundError:
         if missing_ok:
             return []
         raise FormatError("no such file", source=str(path)) from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise FormatError(f"cannot read it ({e})", source=str(path)) from None
+    except OSError as e:
+        raise FormatError(f"cannot read it ({e.strerror or e})", source=str(path)) from None
     return list(parse_lines(text, str(path)))
 
 
