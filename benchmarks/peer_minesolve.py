@@ -61,7 +61,7 @@ from pathlib import Path
 from typing import Any
 
 from demine.bench import GameResult, GameSpec, board_specs, generated_specs, paired, play_game, wilson
-from demine.bench.records import append_result, read_records
+from demine.bench.records import append_result, check_line, read_records, run_of
 from demine.engine.formats import read_boards
 from demine.engine.game import Game
 from demine.engine.grid import PRESETS, default_start
@@ -341,6 +341,8 @@ def run(
         c.label: [{} for _ in range(repeat)] for c in players
     }
     files = {}
+    by_index = {sp.index: sp for sp in specs}
+    generated = source_label.startswith("seed:")
     if record is not None:
         record.mkdir(parents=True, exist_ok=True)
         for c in players:
@@ -354,6 +356,12 @@ def run(
                     raise SystemExit(
                         f"{path}: its games are of {line.extra.get('boards')!r}, not {source_label!r}"
                     )
+                try:
+                    # a line from before lines named their run is still checked by its boards
+                    # label where that says it all (a seed: expert, safe, the usual start)
+                    check_line(line, by_index, [c.label], str(path), unchecked_ok=generated)
+                except DemineError as e:
+                    raise SystemExit(str(e)) from None
                 k = line.extra.get("repeat", 0)
                 if not isinstance(k, int) or isinstance(k, bool) or k < 0:
                     raise SystemExit(f"{path}: game {line.result.index}: repeat {k!r} is not a run's number")
@@ -389,7 +397,7 @@ def _play_one(
     ms: MineSolve | None, c: Contestant, sp: GameSpec, source_label: str
 ) -> tuple[GameResult, dict[str, Any]]:
     """One game of one contestant, with what its record line keeps beside the result."""
-    extra: dict[str, Any] = {"boards": source_label}
+    extra: dict[str, Any] = {"boards": source_label, "run": run_of(sp)}
     if c.depth is not None:
         assert ms is not None
         g = play_peer(ms, sp, c.depth)

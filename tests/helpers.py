@@ -1,4 +1,4 @@
-"""Brute force, position makers and the benchmark scripts' loader, shared by the tests."""
+"""Brute force, position and board-file makers and the benchmark scripts' loader, shared by the tests."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from types import ModuleType
 from demine.analysis import Analysis, analyze
 from demine.analysis.constraints import System
 from demine.bench import GameSpec
+from demine.engine.formats import Board, write_boards
 from demine.engine.game import Game
 from demine.engine.position import COVERED, FLAG, Position
 from demine.players.base import Player
@@ -88,6 +89,18 @@ def random_position(
 
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+def board_file(path: Path, width: int, height: int, mines: int, seeds: Iterable[str]) -> Path:
+    """A board file at ``path`` (its folder made) of a game opened at (0,0) for each seed."""
+    boards = []
+    for seed in seeds:
+        g = Game(width, height, mines, seed=seed)
+        g.reveal(0)
+        boards.append(Board.from_game(g))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_boards(path, boards)
+    return path
 
 
 @contextmanager

@@ -11,7 +11,7 @@ from types import ModuleType
 import pytest
 
 from demine.bench import generated_specs
-from tests.helpers import benchmark_script
+from tests.helpers import benchmark_script, board_file
 
 
 @pytest.fixture(scope="module")
@@ -186,3 +186,48 @@ def test_the_plot_keeps_labels_of_close_points_apart(peer: ModuleType, tmp_path:
     ]
     peer.plot(rows, tmp_path / "frontier.png", "test")
     assert (tmp_path / "frontier.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_record_of_other_boards_or_another_player_is_refused(
+    peer: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def play(rec: Path, *more: str) -> None:
+        out = str(tmp_path / "out.json")
+        peer.main(
+            ["--depths", "", "--players", "fast", "--record", str(rec), "--quiet", "--json", out, *more]
+        )
+
+    def strip_runs(path: Path) -> None:  # as lines were written before they named their run
+        old = [json.loads(x) for x in path.read_text().splitlines()]
+        path.write_text("".join(json.dumps({k: v for k, v in x.items() if k != "run"}) + "\n" for x in old))
+
+    one = board_file(tmp_path / "a" / "held.jsonl", 30, 16, 99, ["one/0", "one/1", "one/2"])
+    other = board_file(tmp_path / "b" / "held.jsonl", 30, 16, 99, ["two/0", "two/1", "two/2"])
+    rec = tmp_path / "rec"
+    play(rec, "--boards", str(one))
+    lines = (rec / "fast.jsonl").read_text()
+    play(rec, "--boards", str(one))  # the same run resumes
+    assert (rec / "fast.jsonl").read_text() == lines
+    # a board file of the same name with other boards (its label, file:held.jsonl, is the same)
+    with pytest.raises(SystemExit, match=r"fast\.jsonl: line 1: a game of another run: layout: "):
+        play(rec, "--boards", str(other))
+    with pytest.raises(SystemExit, match=r"seed: 'peer' \(this run: 'x'\)"):
+        play(rec, "--boards", str(one), "--seed", "x")
+    # another player's games in this player's file
+    (rec / peer.file_name("fast(two_step=False)")).write_text(lines)
+    with pytest.raises(SystemExit, match=r"a game of fast, which this run does not play \(fast\(two_step"):
+        play(rec, "--boards", str(one), "--players", "fast(two_step=False)")
+    (rec / peer.file_name("fast(two_step=False)")).unlink()
+    # lines from before they named their run: a board file's cannot be checked; a seed's still
+    # is, by its label (the seed's boards are expert, safe, from the usual start)
+    strip_runs(rec / "fast.jsonl")
+    with pytest.raises(SystemExit, match="written before record lines named their run"):
+        play(rec, "--boards", str(one))
+    seeded = tmp_path / "seeded"
+    play(seeded, "--games", "2")
+    strip_runs(seeded / "fast.jsonl")
+    play(seeded, "--games", "3")
+    assert len((seeded / "fast.jsonl").read_text().splitlines()) == 3
+    with pytest.raises(SystemExit, match="its games are of 'seed:peer', not 'seed:x'"):
+        play(seeded, "--games", "3", "--seed", "x")
+    capsys.readouterr()

@@ -334,25 +334,6 @@ def test_bad_sweeps_say_what_is_wrong(
     assert code == 2 and message in err
 
 
-def test_resume_skips_recorded_games_and_counts_them(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    rec = tmp_path / "r.jsonl"
-    base = ["bench", "--preset", "beginner", "--player", "exact", "--seed", "8", "--json"]
-    _, full, _ = run(capsys, *base, "--games", "20")
-    run(capsys, *base, "--games", "8", "--record", str(rec))
-    assert len(rec.read_text().splitlines()) == 8
-    code, resumed, _ = run(capsys, *base, "--games", "20", "--resume", str(rec))
-    assert code == 0
-    lines = [json.loads(x) for x in rec.read_text().splitlines()]
-    assert sorted(x["index"] for x in lines) == list(range(20))  # 12 new lines, none twice
-    a, b = json.loads(full), json.loads(resumed)
-    assert (a["games"], a["wins"]) == (b["games"], b["wins"])
-    rec.write_text(rec.read_text() + "{broken\n")
-    code, _, err = run(capsys, *base, "--games", "20", "--resume", str(rec))
-    assert code == 2 and "line 21" in err
-
-
 def test_a_dask_cluster_gives_the_same_results(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     distributed = pytest.importorskip("dask.distributed")
     with distributed.LocalCluster(

@@ -3,6 +3,7 @@ folded to the terminal, each setting's documentation in ``demine players``."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
@@ -94,3 +95,52 @@ def test_players_shows_each_settings_documentation(
         assert f"      {f.name}={getattr(BestSettings(), f.name)}: " in out, f.name
     assert "depth=3: Reveals the look-ahead scores: 2" in out
     assert "``" not in out and ":mod:" not in out
+
+
+#: Bytes no UTF-8 text holds: the start of a PNG.
+BINARY = b"\x89PNG\r\n\x1a\n\xff\xfe\x00\x01"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["analyze", "{f}"],
+        ["analyze", "--json", "{f}"],
+        ["render", "{f}"],
+        ["replay", "{f}"],
+        ["review", "{f}"],
+        ["puzzle", "--file", "{f}"],
+        ["puzzle", "--profile", "{f}"],
+        ["puzzles", "export", "--file", "{f}"],
+        ["puzzles", "make", "{f}", "--out", "{out}"],
+        ["bench", "--boards", "{f}"],
+        ["bench", "--resume", "{f}", "--games", "1"],
+    ],
+)
+def test_a_binary_file_is_a_clear_error_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str]
+) -> None:
+    path = tmp_path / "photo.png"
+    path.write_bytes(BINARY)
+    out_file = tmp_path / "out.jsonl"
+    code, out, err = run(capsys, *(a.format(f=path, out=out_file) for a in args))
+    assert code == 2
+    assert f"{path}: not UTF-8 text: byte 0x89 at offset 0" in out + err
+    assert "Traceback" not in err and not out_file.exists()
+    assert path.read_bytes() == BINARY
+
+
+def test_standard_input_that_is_not_text_is_a_clear_error(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(BINARY)))
+    code, _, err = run(capsys, "analyze", "-")
+    assert code == 2 and "<stdin>: not UTF-8 text: byte 0x89 at offset 0" in err
+
+
+def test_a_byte_order_mark_is_read_past(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "p.mine"
+    path.write_bytes("\ufeff3x3x1\n111\n1H1\n111\n".encode())  # as some editors save UTF-8
+    code, out, err = run(capsys, "analyze", str(path))
+    assert code == 0, err
+    assert "mines: (1,1)" in out

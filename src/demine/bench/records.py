@@ -1,22 +1,31 @@
 """Bench record files: one JSON line per game (``demine bench --record FILE``), read and written
 here and nowhere else.
 
-A line is ``{"player": NAME, "index": ..., "won": ..., "moves": ..., "guesses": ..., "ms": ...}``
-with optional keys (``forced_found``, ``forced_exact``, ``hits``, ``variant``, ``decide_ms``: the
-player's own time within ``ms``, and ``game``: the whole game record with ``--record-moves``).
+A line is ``{"player": NAME, "run": {...}, "index": ..., "won": ..., "moves": ..., "guesses": ...,
+"ms": ...}`` with optional keys (``forced_found``, ``forced_exact``, ``hits``, ``variant``,
+``decide_ms``: the player's own time within ``ms``, and ``game``: the whole game record with
+``--record-moves``).
+
+``run`` names what, beside the player and the index, decides the game and what the line
+measured (:func:`run_of`): the board (``30x16/99``), the rule, the start, the run's seed, and
+where they apply the layout's digest (a board file's game), the lives, the guess-free
+certificate and mode, and ``forced`` (the forced-found share was measured). A resumed run
+(``demine bench --resume``) checks each line's against its own (:func:`check_run`). Lines
+written before it was kept have no ``run``: they are read as before, but cannot be resumed.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from demine.bench.play import GameResult
-from demine.engine.formats import GameRecord
-from demine.errors import FormatError
+from demine.bench.play import GameResult, GameSpec
+from demine.engine.formats import GameRecord, read_text
+from demine.errors import FormatError, InputError
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,11 +92,176 @@ def read_records(path: Path | str, missing_ok: bool = False) -> list[RecordLine]
     """Every game of a record file (:class:`FormatError` naming the file when it cannot be read;
     with ``missing_ok`` a missing file is an empty one)."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_text(path, "a bench record")
     except FileNotFoundError:
         if missing_ok:
             return []
         raise FormatError("no such file", source=str(path)) from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise FormatError(f"cannot read it ({e})", source=str(path)) from None
+    except OSError as e:
+        raise FormatError(f"cannot read it ({e.strerror or e})", source=str(path)) from None
     return list(parse_lines(text, str(path)))
+
+
+#: The keys of a line's ``run``, as an error names them, with the value a missing key stands for.
+RUN_KEYS: dict[str, tuple[str, Any]] = {
+    "board": ("board", None),
+    "layout": ("layout", None),
+    "rule": ("rule", None),
+    "start": ("start", None),
+    "seed": ("seed", None),
+    "lives": ("lives", 0),
+    "no_guess": ("no-guess certificate", None),
+    "no_guess_mode": ("no-guess mode", None),
+    "forced": ("forced found measured (--forced-share, implied by --compare)", False),
+}
+
+
+def layout_digest(width: int, height: int, mines: Iterable[int]) -> str:
+    """A short digest of a whole layout (16 hex digits of its SHA-256), to tell boards apart.
+
+    >>> layout_digest(2, 2, [3])
+    '4277976210120d79'
+    """
+    text = f"{width}x{height}:" + ",".join(str(c) for c in sorted(mines))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def run_of(spec: GameSpec, *, forced: bool = False) -> dict[str, Any]:
+    """A record line's ``run`` for a game of ``spec``: what decides the game beside the player and
+    the index (keys at their default are left out), and ``forced`` when the forced-found share is
+    measured.
+
+    >>> from demine.bench import generated_specs
+    >>> run_of(generated_specs(9, 9, 10, "safe", None, 5, "s")[3])
+    {'board': '9x9/10', 'rule': 'safe', 'start': '0,0', 'seed': 's'}
+    """
+    r, c = divmod(spec.start, spec.width)
+    run: dict[str, Any] = {
+        "board": f"{spec.width}x{spec.height}/{spec.mines}",
+        "rule": spec.rule,
+        "start": f"{r},{c}",
+        "seed": spec.seed.removesuffix(f"/{spec.index}"),  # the run's (a game's is SEED/INDEX)
+    }
+    if spec.layout is not None:
+        run["layout"] = layout_digest(spec.width, spec.height, spec.layout)
+    if spec.lives:
+        run["lives"] = spec.lives
+    if spec.no_guess is not None:
+        run["no_guess"] = spec.no_guess
+        if spec.layout is None:  # (a given layout is not drawn)
+            run["no_guess_mode"] = spec.no_guess_mode
+    if forced:
+        run["forced"] = True
+    return run
+
+
+def run_differences(recorded: Mapping[str, Any], expected: Mapping[str, Any]) -> list[str]:
+    """What differs between a line's ``run`` and this run's, each as ``NAME: X (this run: Y)``.
+
+    >>> run_differences({"board": "9x9/10", "seed": "a"}, {"board": "30x16/99", "seed": "a"})
+    ['board: 9x9/10 (this run: 30x16/99)']
+    """
+    out = []
+    others = sorted((recorded.keys() | expected.keys()) - RUN_KEYS.keys())
+    for key in [*RUN_KEYS, *others]:
+        name, default = RUN_KEYS.get(key, (key, None))
+        a, b = recorded.get(key, default), expected.get(key, default)
+        if a != b:
+            out.append(f"{name}: {_shown(key, a)} (this run: {_shown(key, b)})")
+    return out
+
+
+def _shown(key: str, value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if key in ("board", "start", "layout"):  # (their own notation; a seed or a rule is quoted)
+        return str(value)
+    return repr(value)
+
+
+def check_line(
+    line: RecordLine,
+    specs: Mapping[int, GameSpec],
+    players: Sequence[str],
+    source: str,
+    *,
+    forced: bool = False,
+    unchecked_ok: bool = False,
+) -> bool:
+    """Raise :class:`InputError` unless ``line`` records a game of the run that plays ``specs``
+    (by index) with ``players``: the message names the line and each thing that differs (its
+    player, its ``run``: :func:`run_of`), or says that the line is older than the ``run`` key and
+    cannot be checked (unless ``unchecked_ok``). Returns whether the line's game is one of
+    ``specs``; a line beyond them is checked as far as it can be (a generated run's games differ
+    only by their index; a board file's beyond those played cannot be)."""
+    where = f"{source}: line {line.line}"
+    if line.player not in players:
+        who = "no player" if line.player is None else f"a game of {line.player}"
+        raise InputError(
+            f"{where}: {who}, which this run does not play ({', '.join(players)}); resume with the "
+            "players that made the record (--player, --compare, --set), or record this run to a new file"
+        )
+    spec = specs.get(line.result.index)
+    mine = spec is not None
+    if spec is None and specs:
+        first = next(iter(specs.values()))
+        spec = first if first.layout is None else None
+    run = line.extra.get("run")
+    if run is None:
+        if unchecked_ok:
+            return mine
+        raise InputError(
+            f"{where}: written before record lines named their run (board, rule, start, seed, ...), "
+            "so it cannot be checked against this one; record this run to a new file"
+        )
+    if not isinstance(run, dict):
+        raise InputError(f"{where}: 'run' is {run!r}, not an object")
+    diff = [] if spec is None else run_differences(run, run_of(spec, forced=forced))
+    if diff:
+        raise InputError(
+            f"{where}: a game of another run: {'; '.join(diff)}. Resume with the options that made "
+            "the record, or record this run to a new file"
+        )
+    return mine
+
+
+def resumed_games(
+    lines: Iterable[RecordLine],
+    specs: Sequence[GameSpec],
+    players: Sequence[str],
+    source: str,
+    *,
+    forced: bool = False,
+    moves: bool = False,
+) -> tuple[dict[str, list[GameResult]], int]:
+    """The games a record already holds of the run that plays ``specs`` with ``players`` (its
+    forced-found share measured with ``forced``, its moves kept with ``moves``), by player, and
+    the number of lines of games beyond ``specs`` (not played by this run, so not counted).
+
+    Raises :class:`InputError` naming the line when one is not of this run (:func:`check_line`),
+    repeats a game, or lacks the moves this run keeps (or keeps moves this run does not):
+    resuming it would mix runs."""
+    by_index = {sp.index: sp for sp in specs}
+    done: dict[str, list[GameResult]] = {}
+    seen: dict[tuple[str | None, int], int] = {}
+    beyond = 0
+    for line in lines:
+        mine = check_line(line, by_index, players, source, forced=forced)
+        where, index = f"{source}: line {line.line}", line.result.index
+        first = seen.setdefault((line.player, index), line.line)
+        if first != line.line:
+            raise InputError(f"{where}: game {index} of {line.player} again (first at line {first})")
+        if moves and line.result.game is None:
+            raise InputError(
+                f"{where}: no moves, and this run records them (--record-moves); resume without "
+                "--record-moves, or record this run to a new file"
+            )
+        if not moves and line.result.game is not None:
+            raise InputError(f"{where}: the game's moves are recorded: give --record-moves to resume it")
+        if mine and line.player is not None:
+            done.setdefault(line.player, []).append(line.result)
+        else:
+            beyond += 1
+    return done, beyond

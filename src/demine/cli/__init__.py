@@ -20,7 +20,7 @@ from demine.bench import (
     paired,
     parse_sweep,
 )
-from demine.bench.records import append_result, read_records
+from demine.bench.records import append_result, read_records, resumed_games, run_of
 from demine.bench.stats import FORCED_NOTE
 from demine.cli.needs import bench_outputs, writable_file
 from demine.engine.formats import Board, read_boards
@@ -167,6 +167,7 @@ def _play_all(
     ``done`` (a resumed run) are not played again."""
     summaries = []
     per_player: dict[str, list[GameResult]] = {}
+    by_index = {sp.index: sp for sp in specs}
     for spec in players:
         p = str(spec)
         tick, stop = _progress(len(specs), p)
@@ -174,7 +175,7 @@ def _play_all(
         def on_result(r: GameResult, p: str = p, tick: Callable[[object], None] = tick) -> None:
             tick(r)
             if record is not None:
-                append_result(record, p, r)
+                append_result(record, p, r, run=run_of(by_index[r.index], forced=measure))
 
         try:
             summary, results = bench(
@@ -192,15 +193,6 @@ def _play_all(
         summaries.append(summary)
         per_player[p] = results
     return summaries, per_player
-
-
-def _recorded(path: str, players: list[str]) -> dict[str, list[GameResult]]:
-    """The results already in a record file, per player (a missing file is an empty one)."""
-    out: dict[str, list[GameResult]] = {}
-    for line in read_records(path, missing_ok=True):
-        if line.player in players:
-            out.setdefault(line.player, []).append(line.result)
-    return out
 
 
 def _players(ns: argparse.Namespace) -> list[PlayerSpec]:
@@ -273,8 +265,8 @@ def _print_summaries(title: str, summaries: list[Summary], measure: bool) -> Non
 def cmd_bench(ns: argparse.Namespace) -> int:
     if ns.lives < 0:
         raise DemineError(f"--lives must be 0 or more, got {ns.lives}")
-    if ns.record_moves and not ns.record:
-        raise DemineError("--record-moves needs --record FILE")
+    if ns.record_moves and not (ns.record or ns.resume):
+        raise DemineError("--record-moves needs --record FILE (or --resume FILE)")
     if ns.plot and not ns.sweep:
         raise DemineError("--plot draws a sweep: give --sweep too")
     bench_outputs(ns.plot, ns.record, ns.resume)
@@ -285,12 +277,15 @@ def cmd_bench(ns: argparse.Namespace) -> int:
         return _sweep(ns, players)
     specs = _specs(ns)
     measure = bool(ns.compare) or ns.forced_share
+    names = [str(p) for p in players]
     done: dict[str, list[GameResult]] = {}
+    beyond = 0
     record: Any
     if ns.resume:
         if ns.record and ns.record != ns.resume:
             raise DemineError("--resume FILE appends to FILE: leave out --record or give the same file")
-        done = _recorded(ns.resume, [str(p) for p in players])
+        lines = read_records(ns.resume, missing_ok=True)
+        done, beyond = resumed_games(lines, specs, names, ns.resume, forced=measure, moves=ns.record_moves)
         record = open(ns.resume, "a", encoding="utf-8")  # noqa: SIM115
     else:
         record = open(ns.record, "w", encoding="utf-8") if ns.record else None  # noqa: SIM115
@@ -299,12 +294,20 @@ def cmd_bench(ns: argparse.Namespace) -> int:
     finally:
         if record is not None:
             record.close()
-    names = [str(p) for p in players]
     pairs = (
         [paired(names[0], per_player[names[0]], names[1], per_player[names[1]])] if len(names) == 2 else []
     )
     if ns.json:
         out = [s.to_json() for s in summaries]
+        if ns.resume:
+            for obj, s in zip(out, summaries, strict=True):
+                read = len(done.get(s.player, ()))
+                obj["resumed"] = {
+                    "record": ns.resume,
+                    "read": read,
+                    "played": s.games - read,
+                    "beyond": beyond,
+                }
         for pr in pairs:  # two players: each object also carries the paired comparison
             for obj in out:
                 obj["paired"] = pr.to_json()
@@ -314,12 +317,31 @@ def cmd_bench(ns: argparse.Namespace) -> int:
     board = f"{s0.width}x{s0.height}/{s0.mines}" if not ns.boards else f"boards from {ns.boards}"
     ng = f", no guess ({summaries[0].no_guess})" if summaries[0].no_guess else ""
     _print_summaries(f"{board}, rule {summaries[0].rule}, start {summaries[0].start}{ng}", summaries, measure)
+    if ns.resume:
+        print(_resumed_note(ns.resume, summaries, done, beyond))
     for pr in pairs:
         print(
             f"paired on {pr.games} boards: {pr.a} won {pr.wins_a}, {pr.b} won {pr.wins_b}; "
             f"only {pr.a}: {pr.only_a}, only {pr.b}: {pr.only_b}; sign test p = {pr.p_value:.4g}"
         )
     return 0
+
+
+def _resumed_note(path: str, summaries: list[Summary], done: dict[str, list[GameResult]], beyond: int) -> str:
+    """What a resumed run took from its record and what it played now."""
+    counts = []
+    for s in summaries:
+        read = len(done.get(s.player, ()))
+        counts.append(f"{s.games - read} played now, {read} read from the record")
+    if len(summaries) == 1:
+        text = f"resumed {path}: {counts[0]}"
+    else:
+        text = f"resumed {path}: " + "; ".join(
+            f"{s.player}: {c}" for s, c in zip(summaries, counts, strict=True)
+        )
+    if beyond:
+        text += f" ({beyond} more games in it, beyond this run's --games, are left out)"
+    return text
 
 
 def _sweep(ns: argparse.Namespace, players: list[PlayerSpec]) -> int:
@@ -466,7 +488,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=positive_int, default=1, help="processes to play in (default: 1)")
     p.add_argument("--executor", help="play on an existing Dask cluster: dask://HOST:PORT (the dask extra)")
     p.add_argument(
-        "--resume", metavar="FILE", help="skip the games already in record FILE and append the rest to it"
+        "--resume",
+        metavar="FILE",
+        help="skip the games already in record FILE and append the rest to it (a record of another "
+        "run, other board, seed, player or settings, is refused)",
     )
     p.add_argument(
         "--sweep",

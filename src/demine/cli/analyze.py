@@ -117,7 +117,7 @@ def _load_record(name: str, number: int) -> tuple[GameRecord, int]:
     number of games the file holds."""
     from demine.bench.records import parse_lines
 
-    source, text = _read(name)
+    source, text = _read(name, "a game record or a bench record")
     try:
         whole = json.loads(text)
     except json.JSONDecodeError:
@@ -190,11 +190,13 @@ def cmd_replay(ns: argparse.Namespace) -> int:
     return 0
 
 
-def _read(name: str) -> tuple[str, str]:
+def _read(name: str, what: str = "a position file") -> tuple[str, str]:
+    """The name to show and the text of a file ('-': standard input)."""
+    from demine.engine.formats import decode_text, read_text
+
     if name == "-":
-        return "<stdin>", sys.stdin.read()
-    with open(name, encoding="utf-8") as f:
-        return name, f.read()
+        return "<stdin>", decode_text(sys.stdin.buffer.read(), "<stdin>", what)
+    return name, read_text(name, what)
 
 
 def analysis_json(position: Position, a: Analysis) -> dict[str, Any]:
@@ -308,7 +310,8 @@ def cmd_analyze(ns: argparse.Namespace) -> int:
             if ns.json:
                 print(json.dumps({"file": name, "error": msg}))
             else:
-                print(f"demine analyze: {name}: error: {msg}", file=sys.stderr)
+                named = isinstance(e, FormatError) and e.source  # (the message names the file)
+                print(f"demine analyze: {'' if named else f'{name}: '}error: {msg}", file=sys.stderr)
             continue
         bm = best_of(position, a, limit, not ns.no_trust_flags) if ns.best else None
         if ns.json:

@@ -12,9 +12,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from demine.engine.formats import atomic_write
+from demine.engine.formats import atomic_write, read_text
 from demine.engine.position import COVERED
-from demine.errors import DemineError
+from demine.errors import DemineError, FormatError
 from demine.puzzles import Puzzle, Rating, attempt, daily, read_puzzles
 from demine.puzzles.judge import AllAttempt, Verdict, _col, judge
 
@@ -37,9 +37,11 @@ def load_profile(path: Path) -> dict[str, Any]:
     fresh: dict[str, Any] = {"rating": 1500.0, "rd": 350.0, "volatility": 0.06, "streak": 0,
                              "best_streak": 0, "solved": 0, "attempted": 0, "seen": []}  # fmt: skip
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text(path, "a training profile"))
     except FileNotFoundError:
         return fresh
+    except FormatError as e:  # (it names the file)
+        raise DemineError(f"{e}; move it away to start afresh") from None
     except (OSError, ValueError) as e:
         raise DemineError(
             f"{path}: cannot read the training profile ({e}); move it away to start afresh"

@@ -9,6 +9,9 @@
 - **MBF** (binary): width byte, height byte, mine count (2 bytes, big-endian), then one ``x, y``
   byte pair per mine.
 - **Game record** (JSON): the layout, rule, start and every move; written atomically.
+
+Text files are read as UTF-8 (a byte-order mark is dropped): :func:`read_text` names the file
+and the first byte that is not UTF-8, where a binary file or another encoding is given.
 """
 
 from __future__ import annotations
@@ -134,7 +137,35 @@ def board_from_json(obj: Any) -> Board:
 
 def read_boards(path: str | Path) -> list[Board]:
     """Read a board file; errors name the file and line."""
-    return list(iter_boards(Path(path).read_text(encoding="utf-8").splitlines(), source=str(path)))
+    return list(iter_boards(read_text(path, "a board file").splitlines(), source=str(path)))
+
+
+def decode_text(data: bytes, source: str, what: str = "the file") -> str:
+    """UTF-8 text from ``data`` (a byte-order mark dropped); :class:`FormatError` naming
+    ``source`` and the first byte that is not UTF-8 where it is not (``what`` names what it
+    should have been, in the message).
+
+    >>> decode_text(b"\\xef\\xbb\\xbf9x9x10", "p.mine")
+    '9x9x10'
+    >>> decode_text(b"\\x89PNG", "p.mine", "a position file")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    demine.errors.FormatError: p.mine: not UTF-8 text: byte 0x89 at offset 0 (a binary file, ...
+    """
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise FormatError(
+            f"not UTF-8 text: byte {data[e.start]:#04x} at offset {e.start} (a binary file, or another "
+            f"encoding); {what} is UTF-8 text",
+            source=source,
+        ) from None
+
+
+def read_text(path: str | Path, what: str = "the file") -> str:
+    """A text file's text, as :func:`decode_text` reads it (:class:`OSError` where it cannot
+    be read)."""
+    return decode_text(Path(path).read_bytes(), str(path), what)
 
 
 def iter_boards(lines: Iterable[str], source: str | None = None) -> Iterator[Board]:
@@ -311,7 +342,7 @@ class GameRecord:
     @classmethod
     def load(cls, path: str | Path) -> GameRecord:
         """Read a record written by :meth:`save`."""
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_text(path, "a game record")
         try:
             obj = json.loads(text)
         except json.JSONDecodeError as e:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from demine.engine.formats import decode_text
 from demine.engine.position import Position
 from demine.errors import FormatError
 from demine.puzzles.symmetry import transform, transform_cell
@@ -227,8 +228,11 @@ def read_puzzles(path: Path | str | None = None) -> list[Puzzle]:
     except FileNotFoundError:
         raise FormatError("no such file", source=str(p)) from None
     if raw[:2] == b"\x1f\x8b":
-        raw = gzip.decompress(raw)
-    return list(_parse(raw.decode(), str(p)))
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as e:  # (BadGzipFile is an OSError)
+            raise FormatError(f"a gzip file that does not decompress ({e})", source=str(p)) from None
+    return list(_parse(decode_text(raw, str(p), "a puzzle file"), str(p)))
 
 
 def _parse(text: str, source: str) -> Iterator[Puzzle]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from demine.bench.records import RecordLine, parse_lines
-from demine.engine.formats import GameRecord
+from demine.engine.formats import GameRecord, read_text
 from demine.errors import FormatError, InputError
 from demine.review.video import VIDEO_CLASSES, video_game
 
@@ -76,9 +76,7 @@ def _read_json_text(path: Path) -> tuple[str, object]:
     """A record file's text, and its JSON when the whole text is one value (else None: several
     lines, a bench record file)."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise FormatError("not a text file: a demine record is JSON", source=str(path)) from None
+        text = read_text(path, "a demine record (JSON)")
     except OSError as e:
         raise FormatError(f"cannot read it ({e.strerror})", source=str(path)) from None
     try:
