@@ -148,7 +148,8 @@ def train_shots(browser: Any, p: Any, url: str) -> None:
     train_cell(page, z, wrong).tap()  # not proven either way: wrong
     page.wait_for_selector("#tr-board .cell.rv-played")
     page.evaluate(BOARD_TOP)
-    page.evaluate("document.getElementById('tr-question').scrollIntoView({block: 'start'})")
+    page.click("#tr-options-toggle")  # folded again, as a player would leave them
+    page.evaluate("window.scrollTo(0, 0)")
     page.screenshot(path=str(HERE / "train-phone.png"))
     ctx.close()
 
