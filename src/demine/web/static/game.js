@@ -298,15 +298,7 @@ function provenMine(r, c) {
 // is a mine), and a chord that would open one (a wrong flag around the number) is not sent.
 export function primary(r, c, flagMode = false) {
   const ch = play.view.rows[r][c];
-  if (ch >= "1" && ch <= "8") {
-    const risky = chordRisk(r, c);
-    if (risky) {
-      showWhy(`Not chorded: it would open ${cellName(...risky)}, which logic proves a mine ` +
-        "(a flag around this number is wrong).", true);
-      return undefined;
-    }
-    return act("chord", r, c);
-  }
+  if (ch >= "1" && ch <= "8") return chord(r, c);
   if (ch === "0") return undefined;
   if (flagMode) return act("flag", r, c);
   if (ch === "F") return undefined;
@@ -315,6 +307,18 @@ export function primary(r, c, flagMode = false) {
     return act("flag", r, c);
   }
   return act("reveal", r, c);
+}
+
+// A chord on the number at r, c (a tap, a left or middle click, Space), unless it would open a
+// cell the hints show as a proven mine.
+export function chord(r, c) {
+  const risky = chordRisk(r, c);
+  if (risky) {
+    showWhy(`Not chorded: it would open ${cellName(...risky)}, which logic proves a mine ` +
+      "(a flag around this number is wrong).", true);
+    return undefined;
+  }
+  return act("chord", r, c);
 }
 
 // The proven mine a chord on the number at r, c would open (its flags around match the number,

@@ -10,7 +10,7 @@
 
 import { eventCell } from "./board.js";
 import {
-  act, exportGame, newGame, play, primary, queue, readCell, redraw, refreshHints, restart,
+  act, chord, exportGame, newGame, play, primary, queue, readCell, redraw, refreshHints, restart,
   share, showHint, tick,
 } from "./game.js";
 import { replayTo, showReview } from "./review.js";
@@ -117,7 +117,7 @@ export function setupPlay() {
   board.addEventListener("mousedown", (ev) => { if (ev.button === 1) ev.preventDefault(); });
   board.addEventListener("auxclick", (ev) => {
     const rc = eventCell(ev);
-    if (ev.button === 1 && rc && !play.replayView) act("chord", ...rc);
+    if (ev.button === 1 && rc && !play.replayView && play.view) chord(...rc);
   });
   board.addEventListener("mouseover", (ev) => {
     if (lastPointer === "mouse") readCell(eventCell(ev));
