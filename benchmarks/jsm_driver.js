@@ -301,4 +301,8 @@ async function main() {
     }
 }
 
-main();
+if (require.main === module) {
+    main();
+} else {
+    module.exports = { makeContext, peerConsole }; // (for a check beside its own bulk play)
+}

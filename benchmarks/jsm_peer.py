@@ -5,7 +5,8 @@ The child runs ``benchmarks/jsm_driver.js`` (demine's harness), which reads JSMi
 scripts from its folder (``source``, default ``../shared/peers/jsminesweeper`` beside the
 repository) at start; none of its code is in demine. It starts once (building JSMinesweeper's
 130 MB binomial table takes about 1.2 s on an idle machine) and then answers JSON lines. A request
-that passes its time limit kills the child; the next request starts a new one.
+that passes its time limit (the child's CPU time for it, where /proc tells it: :class:`Budget`)
+kills the child; the next request starts a new one.
 
 The oracle::
 
@@ -58,6 +59,64 @@ class PeerError(DemineError):
 
 class PeerTimeout(PeerError):
     """A request passed its time limit (the child was killed)."""
+
+    def __init__(self, message: str, wall_seconds: float, cpu_seconds: float | None) -> None:
+        super().__init__(message)
+        self.wall_seconds = wall_seconds
+        """The request's wall time when it was killed."""
+        self.cpu_seconds = cpu_seconds
+        """The child's CPU time for it by then (None where /proc does not tell it)."""
+
+
+#: A request may take this many times its limit of wall time, and a second more, when the limit
+#: is on CPU time (a child that waits spends none; the second lets a tiny limit be read in ticks).
+WALL_BACKSTOP = 10.0
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """A process's CPU time so far, user and system, from ``/proc/PID/stat`` (Linux); None where
+    it cannot be read."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        fields = stat[stat.rindex(")") + 2 :].split()  # (after the program's name, which may hold spaces)
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class Budget:
+    """A request's time limit: ``seconds`` of the child's CPU time where ``/proc`` tells it (a
+    loaded machine stretches a game's wall time, not its CPU time; read in clock ticks, 10 ms
+    here), else of wall time; with a CPU limit, :data:`WALL_BACKSTOP` times as much wall time
+    and a second ends a request too."""
+
+    def __init__(self, pid: int | None, seconds: float) -> None:
+        self.pid = pid
+        self.seconds = seconds
+        self.t0 = time.monotonic()
+        self.cpu0 = None if pid is None else cpu_seconds(pid)
+
+    def used(self) -> tuple[float, float | None]:
+        """The wall time and the child's CPU time since the request (None: not known)."""
+        wall = time.monotonic() - self.t0
+        now = None if self.pid is None or self.cpu0 is None else cpu_seconds(self.pid)
+        return wall, None if now is None or self.cpu0 is None else now - self.cpu0
+
+    def passed(self) -> bool:
+        wall, cpu = self.used()
+        if cpu is None:
+            return wall > self.seconds
+        return cpu > self.seconds or wall > WALL_BACKSTOP * self.seconds + 1.0
+
+    def wait(self) -> float:
+        """How long to wait for the answer before looking at the time again."""
+        if self.cpu0 is None:
+            return max(0.0, self.seconds - (time.monotonic() - self.t0))
+        return min(0.25, max(self.seconds / 4, 0.005))
+
+    def __str__(self) -> str:
+        kind = "wall" if self.cpu0 is None else "CPU"
+        return f"{self.seconds:g} s of {kind} time"
 
 
 def find_node() -> str | None:
@@ -118,7 +177,7 @@ class NodeSolver:
         self._finalizer = weakref.finalize(self, _end, self._proc)
         self._buf.clear()
         try:
-            ready = self._read(time.monotonic() + self.start_seconds, "start")
+            ready = self._read(Budget(None, self.start_seconds), "start")
         except PeerTimeout:
             raise PeerError(f"JSMinesweeper did not start within {self.start_seconds:g} s") from None
         if not ready.get("ready"):
@@ -154,7 +213,6 @@ class NodeSolver:
         if proc is not None:
             proc.kill()
             proc.wait()
-            self.kills += 1
         self.close()
 
     def __enter__(self) -> NodeSolver:
@@ -167,33 +225,35 @@ class NodeSolver:
 
     # ------------------------------------------------------------------ requests
     def request(self, message: dict[str, Any], seconds: float | None = None) -> dict[str, Any]:
-        """Send one request and return its answer. Past ``seconds`` (counted from the request,
-        not from a start), the child is killed and :class:`PeerTimeout` raised; an answer with
-        ``ok`` false raises :class:`PeerError` with its message."""
+        """Send one request and return its answer. Past ``seconds`` (the child's CPU time for
+        it, see :class:`Budget`; a start is not counted), the child is killed and
+        :class:`PeerTimeout` raised; an answer with ``ok`` false raises :class:`PeerError` with
+        its message."""
         self.start()
         proc = self._proc
         assert proc is not None and proc.stdin is not None
+        budget = None if seconds is None else Budget(proc.pid, seconds)
         try:
             proc.stdin.write(json.dumps(message).encode() + b"\n")
             proc.stdin.flush()
         except OSError:
             raise PeerError(f"JSMinesweeper's process ended: {self._stderr_tail()}") from None
-        deadline = None if seconds is None else time.monotonic() + seconds
-        answer = self._read(deadline, str(message.get("op")))
+        answer = self._read(budget, str(message.get("op")))
         if not answer.get("ok"):
             raise PeerError(f"JSMinesweeper could not {message.get('op')}: {answer.get('error')}")
         return answer
 
-    def _read(self, deadline: float | None, what: str) -> dict[str, Any]:
+    def _read(self, budget: Budget | None, what: str) -> dict[str, Any]:
         proc = self._proc
         assert proc is not None and proc.stdout is not None
         fd = proc.stdout.fileno()
         while (end := self._buf.find(b"\n")) < 0:
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0:
+            if budget is not None and budget.passed():
+                wall, cpu = budget.used()
                 self.kill()
-                raise PeerTimeout(f"JSMinesweeper's {what} passed its time limit")
-            ready, _, _ = select.select([fd], [], [], left)
+                self.kills += budget.pid is not None  # (a request's limit, not a start's)
+                raise PeerTimeout(f"JSMinesweeper's {what} passed its limit, {budget}", wall, cpu)
+            ready, _, _ = select.select([fd], [], [], None if budget is None else budget.wait())
             if not ready:
                 continue
             chunk = os.read(fd, 1 << 20)
@@ -326,7 +386,7 @@ class JSMGame:
     calls: int
     """Calls of its solver."""
     cpu_ms: float | None
-    """The child's CPU time for the game (None: killed at the time limit)."""
+    """The child's CPU time for the game (at the time limit: as /proc told it, or None)."""
     wall_ms: float
     """The game's wall time seen from Python (the request, the answer and demine's replay)."""
     lost_on_safe: bool
@@ -356,7 +416,8 @@ def play(
     as its own bulk play does, and demine's :class:`Game` replays every click it made: the
     outcome is demine's, checked against its own (:class:`PeerError` if they differ). With
     ``on_call``/``on_click``, the child also sends what its solver saw (see :data:`OnCall`).
-    Past ``seconds`` the child is killed and the game is a loss (``status`` ``timeout``)."""
+    Past ``seconds`` (the child's CPU time: :class:`Budget`) the child is killed and the game is
+    a loss (``status`` ``timeout``; its ``ms`` the wall time it had run)."""
     solver.start()  # (a start after a kill is not the game's time)
     t0 = time.perf_counter()
     game = spec.game()
@@ -372,10 +433,11 @@ def play(
     }
     try:
         answer = solver.request(request, seconds)
-    except PeerTimeout:
+    except PeerTimeout as e:
         ms = (time.perf_counter() - t0) * 1000.0
+        cpu = None if e.cpu_seconds is None else e.cpu_seconds * 1000.0
         r = GameResult(spec.index, False, 0, 0, ms, decide_ms=ms)
-        return JSMGame(r, "timeout", [], [], 0, None, ms, False, {}, [])
+        return JSMGame(r, "timeout", [], [], 0, cpu, ms, False, {}, [])
     replay = spec.game()
     steps = answer.get("trace") or [{"safety": None, "clicks": [[c, None] for c in answer["clicks"]]}]
     where = f"board {spec.index}"

@@ -17,9 +17,11 @@ outcome is demine's, and a game whose outcome differs from JSMinesweeper's own s
 JSMinesweeper runs in one child Node process (``benchmarks/jsm_driver.js``, demine's harness,
 which loads its scripts from ``--source``, default ``../shared/peers/jsminesweeper`` beside the
 repository, at start: none of its code is in demine), kept for every game: its start builds a
-130 MB binomial table (about 1.2 s idle), once. A game that passes ``--game-seconds`` (its brute
-force can run for half a minute) kills the child, counts as a loss with the time it was given,
-and is reported (``games_timeout``); the next game starts a new child.
+130 MB binomial table (about 1.2 s idle), once. A game whose CPU time in the child passes
+``--game-seconds`` (its brute force can run for half a minute; CPU time, read from /proc, as a
+loaded machine stretches wall time: where /proc is missing, wall time; and 10 times as much wall
+time and a second in any case) kills the child, counts as a loss with the wall time it had run, and is
+reported (``games_timeout``); the next game starts a new child.
 
 Rounds of ``--round`` boards alternate between the players, so their times come from the same
 minutes of a shared machine; ``--repeat N`` plays the whole run N times and takes each time of a
@@ -70,7 +72,7 @@ from demine.engine.position import COVERED
 from demine.errors import DemineError
 from demine.players import PlayerSpec, split_players
 from jsm_peer import DEFAULT_SOURCE, NodeSolver, PeerError, find_node, play, source_digest
-from peers import Played, fastest, pair, play_demine, print_pairs, print_table, run_rounds
+from peers import Played, pair, play_demine, print_pairs, print_table, run_rounds
 
 PEER = "jsminesweeper"
 """The peer's label (its record file is ``jsminesweeper.jsonl``)."""
@@ -314,24 +316,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--start", help="first click as ROW,COL (default: the rule's usual cell, as in demine bench)"
     )
     ap.add_argument("--players", default="best", help="demine players (default: best; '' for none)")
-    ap.add_argument("--round", type=int, default=50, help="boards a round, alternating players (default 50)")
-    ap.add_argument(
-        "--repeat",
-        type=int,
-        default=1,
-        metavar="N",
-        help="play the whole run N times; each of a game's times is its least over the runs, its "
-        "outcome the first run's (default 1)",
-    )
+    peers.add_run_options(ap)
     ap.add_argument(
         "--game-seconds",
         type=float,
         default=60.0,
         metavar="S",
-        help="JSMinesweeper's time for a game: past it the game is lost and its process started anew "
-        "(default 60)",
+        help="JSMinesweeper's CPU time for a game (wall time where /proc is missing; 10 times as much wall "
+        "time and a second in any case): past it the game is lost and its process started anew (default 60)",
     )
-    ap.add_argument("--record", type=Path, help="keep per-player record files in DIR (resumable)")
     ap.add_argument("--json", type=Path, help="write the summaries, pairs and checks to FILE")
     ap.add_argument(
         "--check-rules", type=int, default=0, metavar="N", help="check the peer's rules on the first N boards"
@@ -340,10 +333,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--node", help="the node program (default: node on PATH)")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
     ns = ap.parse_args(argv)
-    if ns.repeat < 1:
-        raise SystemExit(f"--repeat: at least 1 run, got {ns.repeat}")
-    if ns.round < 1:
-        raise SystemExit(f"--round: at least 1 board a round, got {ns.round}")
+    peers.check_run_options(ns)
     if ns.games is not None and ns.games < 1:
         raise SystemExit(f"--games: at least 1 board, got {ns.games}")
     if not ns.game_seconds > 0:
@@ -376,12 +366,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             runs = run(specs, players, solver, ns, label, digest)
     except PeerError as e:
         raise SystemExit(str(e)) from None
-    results, rows = {}, []
-    for c in players:
-        results[c.label], differ = fastest(runs[c.label])
-        rows.append(summary(c.label, results[c.label]))
-        if ns.repeat > 1:
-            rows[-1] |= {"runs": ns.repeat, "boards_played_otherwise": differ}
+    results, rows = peers.fastest_rows([c.label for c in players], runs, summary)
     prs = [  # (each demine player against the peer)
         pair(c.label, results[c.label], PEER, results[PEER], runs[c.label], runs[PEER])
         for c in players

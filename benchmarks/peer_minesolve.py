@@ -66,7 +66,7 @@ from demine.engine.game import Game
 from demine.engine.grid import PRESETS, default_start
 from demine.errors import DemineError
 from demine.players import PlayerSpec, find_solver
-from peers import Played, fastest, pair, play_demine, print_pairs, print_table, run_rounds
+from peers import Played, pair, play_demine, print_pairs, print_table, run_rounds
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SOURCE = ROOT.parent / "shared" / "peers" / "minesolve"
@@ -551,16 +551,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument(
         "--cap", action="append", default=[], metavar="WHO=N", help="play only the first N boards (3=500)"
     )
-    ap.add_argument("--round", type=int, default=50, help="boards a round, alternating players (default 50)")
-    ap.add_argument(
-        "--repeat",
-        type=int,
-        default=1,
-        metavar="N",
-        help="play the whole run N times; each of a game's times (ms, decisions, CPU) is its least over "
-        "the runs, its outcome the first run's (default 1)",
-    )
-    ap.add_argument("--record", type=Path, help="keep per-player record files in DIR (resumable)")
+    peers.add_run_options(ap)
     ap.add_argument("--json", type=Path, help="write the summaries and pairs to FILE")
     ap.add_argument("--plot", type=Path, help="draw win rate against ms a game to FILE (.png or .svg)")
     ap.add_argument(
@@ -570,10 +561,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--build", type=Path, help="where to build it (default: a cache folder)")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
     ns = ap.parse_args(argv)
-    if ns.repeat < 1:
-        raise SystemExit(f"--repeat: at least 1 run, got {ns.repeat}")
-    if ns.round < 1:
-        raise SystemExit(f"--round: at least 1 board a round, got {ns.round}")
+    peers.check_run_options(ns)
     depths = [int(d) for d in ns.depths.split(",") if d.strip()]
     if any(not 1 <= d <= MAX_DEPTH for d in depths):
         raise SystemExit(f"--depths: each depth lies in 1-{MAX_DEPTH}, got {ns.depths!r}")
@@ -606,17 +594,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         )
     if players:
         runs = run(specs, players, ms, ns.round, ns.record, source_label, not ns.quiet, ns.repeat)
-        results, rows = {}, []
-        for c in players:
-            results[c.label], differ = fastest(runs[c.label])
-            rows.append(summary(c.label, results[c.label]))
-            if ns.repeat > 1:
-                rows[-1] |= {"runs": ns.repeat, "boards_played_otherwise": differ}
-                if differ:
-                    print(
-                        f"{c.label}: {differ} board(s) played otherwise in a later run: their outcomes "
-                        "are the first run's, their times from the runs that played the same game"
-                    )
+        results, rows = peers.fastest_rows([c.label for c in players], runs, summary)
         prs = pairs(results, players, runs)
         sp0 = specs[0]
         r0, c0 = divmod(sp0.start, sp0.width)

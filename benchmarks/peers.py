@@ -9,6 +9,7 @@ the extra keys its record line keeps beside it (``cpu_ms``, ``wall_ms``, ...).
 
 from __future__ import annotations
 
+import argparse
 import math
 import sys
 import time
@@ -37,6 +38,29 @@ class Entrant(Protocol):
 
 
 E = TypeVar("E", bound=Entrant)
+
+
+def add_run_options(ap: argparse.ArgumentParser) -> None:
+    """--round, --repeat and --record, as :func:`run_rounds` takes them (check them with
+    :func:`check_run_options`)."""
+    ap.add_argument("--round", type=int, default=50, help="boards a round, alternating players (default 50)")
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        metavar="N",
+        help="play the whole run N times; each of a game's times (ms, decisions, CPU) is its least over "
+        "the runs, its outcome the first run's (default 1)",
+    )
+    ap.add_argument("--record", type=Path, help="keep per-player record files in DIR (resumable)")
+
+
+def check_run_options(ns: argparse.Namespace) -> None:
+    """End the script with a message if --round or --repeat is below 1."""
+    if ns.repeat < 1:
+        raise SystemExit(f"--repeat: at least 1 run, got {ns.repeat}")
+    if ns.round < 1:
+        raise SystemExit(f"--round: at least 1 board a round, got {ns.round}")
 
 
 def file_name(label: str) -> str:
@@ -146,6 +170,28 @@ def fastest(runs: list[list[Played]]) -> tuple[list[Played], int]:
 
 
 # ---------------------------------------------------------------------------------------- report
+def fastest_rows(
+    labels: Sequence[str],
+    runs: dict[str, list[list[Played]]],
+    summarise: Callable[[str, Sequence[Played]], dict[str, Any]],
+) -> tuple[dict[str, list[Played]], list[dict[str, Any]]]:
+    """Each player's games with their fastest times (:func:`fastest`) and its summary row; over
+    several runs the row also says how many, and how many boards a later run played otherwise
+    (printed too)."""
+    results, rows = {}, []
+    for label in labels:
+        results[label], differ = fastest(runs[label])
+        rows.append(summarise(label, results[label]))
+        if len(runs[label]) > 1:
+            rows[-1] |= {"runs": len(runs[label]), "boards_played_otherwise": differ}
+            if differ:
+                print(
+                    f"{label}: {differ} board(s) played otherwise in a later run: their outcomes "
+                    "are the first run's, their times from the runs that played the same game"
+                )
+    return results, rows
+
+
 def quantile(values: Sequence[float], q: float) -> float:
     """The ``q`` quantile of ``values`` (nearest rank).
 

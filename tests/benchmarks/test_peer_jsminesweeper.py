@@ -7,6 +7,7 @@ missing."""
 from __future__ import annotations
 
 import json
+import os
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -156,7 +157,9 @@ def test_a_game_past_its_time_is_a_counted_loss(peer: ModuleType, jsm: ModuleTyp
     with jsm.NodeSolver() as s:
         sp = generated_specs(30, 16, 99, "safe", 0, 1, "jsm-limit")[0]
         g = jsm.play(s, sp, 0.001)
-        assert (g.status, g.result.won, g.cpu_ms) == ("timeout", False, None)
+        assert (g.status, g.result.won, g.result.moves) == ("timeout", False, 0)
+        if Path("/proc/self/stat").is_file():  # (the limit is on the child's CPU time)
+            assert g.cpu_ms is not None and g.cpu_ms > 1
         assert s.kills == 1
         # the next game starts a new process and plays to the end
         again = jsm.play(s, sp, 60.0)
@@ -170,6 +173,35 @@ def test_a_game_past_its_time_is_a_counted_loss(peer: ModuleType, jsm: ModuleTyp
     assert (row["games_timeout"], row["wins"], out["peer"]["killed_at_limit"]) == (1, 0, 1)
     (line,) = (tmp_path / "rec" / "jsminesweeper.jsonl").read_text().splitlines()
     assert json.loads(line)["status"] == "timeout"
+
+
+def test_the_time_limit_is_cpu_time_with_a_wall_backstop(peer: ModuleType) -> None:
+    import subprocess
+    import time
+
+    import jsm_peer
+
+    if jsm_peer.cpu_seconds(os.getpid()) is None:
+        pytest.skip("no /proc here: the limit is on wall time")
+    # a process that waits spends no CPU time: its limit holds until the wall-time backstop
+    sleeper = subprocess.Popen(["sleep", "5"])
+    try:
+        budget = jsm_peer.Budget(sleeper.pid, 0.05)
+        time.sleep(0.2)
+        assert not budget.passed() and "CPU time" in str(budget)
+        time.sleep(1.4)
+        assert budget.passed()  # (past 10 x 0.05 s of wall time and a second)
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    # a process that works passes it on CPU time
+    busy = jsm_peer.Budget(os.getpid(), 0.05)
+    while not busy.passed():
+        sum(range(10_000))
+    wall, cpu = busy.used()
+    assert cpu is not None and cpu > 0.05 and wall > 0
+    # without a process to watch, wall time
+    assert str(jsm_peer.Budget(None, 1.0)) == "1 s of wall time"
 
 
 def _positions(seed: str, each: int) -> list[Position]:
