@@ -67,7 +67,7 @@ from demine.bench import GameSpec, board_specs, generated_specs
 from demine.bench.records import RecordLine
 from demine.engine.formats import read_boards
 from demine.engine.game import Game
-from demine.engine.grid import PRESETS, RULES, check_mines, parse_cell, parse_size
+from demine.engine.grid import PRESETS, RULES, check_mines, geometry, parse_cell, parse_size
 from demine.engine.position import COVERED
 from demine.errors import DemineError
 from demine.players import PlayerSpec, split_players
@@ -258,10 +258,13 @@ def check_rules(solver: NodeSolver, specs: Sequence[GameSpec], seconds: float | 
     for sp in specs:
         g = play(solver, sp, seconds, on_call, on_click)
         outcomes[g.status if g.status in outcomes else "other"] += 1
+    name = geometry(sp0.width, sp0.height).name
     return {
         "boards": len(specs),
         "first_click": first,
         "start": sp0.start,
+        "first_click_cell": None if first is None else name(first),
+        "start_cell": name(sp0.start),
         "clicks_compared": seen["clicks"],
         "cells_compared": seen["cells"],
         "number_differences": len(wrong),
@@ -392,8 +395,9 @@ def main(argv: Sequence[str] | None = None) -> None:
 def _print_rules(r: dict[str, Any]) -> None:
     o = r["outcomes_replayed"]
     print(
-        f"rules check on {r['boards']} boards: its first click on the empty board {r['first_click']} "
-        f"(the board's start {r['start']}; every game started there); {r['clicks_compared']} clicks, "
+        f"rules check on {r['boards']} boards: its solver's first click on the empty board "
+        f"{r['first_click_cell']}; every game's first click the board's start {r['start_cell']} (as its "
+        f"own bulk play makes it); {r['clicks_compared']} clicks, "
         f"{r['cells_compared']} cells opened, {r['number_differences']} differing from demine's; "
         f"{r['probabilities_compared']} probabilities in {r['positions_compared']} positions, largest "
         f"difference from demine's exact ones {r['max_probability_difference']:.2g}, "
