@@ -42,16 +42,16 @@ after each click the cells it saw opened and their numbers equal demine's for th
 before each of its moves its probabilities are demine's exact ones (rounded down to 8 decimals,
 as it divides its counts); and each outcome is that of demine's Game replaying its clicks.
 
-``--record DIR`` keeps one record file a player (``demine bench --record`` lines, each with its
-board's digest; JSMinesweeper's also with its scripts' digest): a second run plays only the
-missing games, and a record of another run (other boards, seed, player or peer source) is
-refused. ``--json FILE`` writes every figure of the report.
+``--record DIR`` keeps one record file a player (``demine bench --record`` lines, each naming
+its run as ``demine bench`` does: board, rule, start, seed, layout; JSMinesweeper's also with its
+scripts' digest): a second run plays only the missing games, and a record of another run (other
+boards, seed, player or peer source) is refused, as is a game recorded twice. ``--json FILE``
+writes every figure of the report.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import os
@@ -64,7 +64,7 @@ from typing import Any
 
 import peers
 from demine.bench import GameSpec, board_specs, generated_specs
-from demine.bench.records import RecordLine
+from demine.bench.records import RecordLine, check_line, run_of
 from demine.engine.formats import read_boards
 from demine.engine.game import Game
 from demine.engine.grid import PRESETS, RULES, check_mines, geometry, parse_cell, parse_size
@@ -92,8 +92,8 @@ class Contestant:
 
 # ---------------------------------------------------------------------------------------- boards
 def board_set(ns: argparse.Namespace) -> tuple[list[GameSpec], str]:
-    """The boards the options ask for, and their label (kept in each record line); bad options
-    end the script with a message naming the option."""
+    """The boards the options ask for, and their label for the report; bad options end the
+    script with a message naming the option."""
     if ns.boards:
         if ns.preset or ns.size:
             raise SystemExit("--boards replays the file's boards; leave out --preset and --size")
@@ -135,46 +135,32 @@ def _start(ns: argparse.Namespace, width: int, height: int, mines: int | None) -
     return start
 
 
-def board_digest(spec: GameSpec) -> str:
-    """A short hash of what makes a board: its size, rule, first click and layout (or seed)."""
-    what = [spec.width, spec.height, spec.mines, spec.rule, spec.start]
-    what.append(list(spec.layout) if spec.layout is not None else spec.seed)
-    return hashlib.sha256(json.dumps(what).encode()).hexdigest()[:12]
-
-
 # ---------------------------------------------------------------------------------------- run
 def run(
     specs: Sequence[GameSpec],
     players: Sequence[Contestant],
     solver: NodeSolver | None,
     ns: argparse.Namespace,
-    source_label: str,
     peer_digest: str,
 ) -> dict[str, list[list[Played]]]:
     """Every player on the boards, in rounds that alternate between them (``ns.round``,
     ``ns.repeat``, ``ns.record``); a record line of another run stops it with a clear error."""
-    digests = [board_digest(sp) for sp in specs]
+    by_index = {sp.index: sp for sp in specs}
 
     def accept(c: Contestant, path: Path, line: RecordLine) -> None:
-        i = line.result.index
-        where = f"{path}, line {line.line}"
-        if line.player != c.label:
-            raise SystemExit(f"{where}: a game of {line.player!r}, not of {c.label!r}: another run's record")
-        if line.extra.get("boards") != source_label:
-            raise SystemExit(
-                f"{where}: its games are of {line.extra.get('boards')!r}, not {source_label!r}: "
-                "another run's record (use another --record folder)"
-            )
-        if 0 <= i < len(specs) and line.extra.get("board") != digests[i]:
-            raise SystemExit(f"{where}: game {i} was played on another board than this run's game {i}")
+        try:  # (its player, and its run: board, rule, start, seed, layout)
+            check_line(line, by_index, [c.label], str(path))
+        except DemineError as e:
+            raise SystemExit(str(e)) from None
         if c.spec is None and line.extra.get("peer") != peer_digest:
             raise SystemExit(
-                f"{where}: played by JSMinesweeper scripts of digest {line.extra.get('peer')!r}, "
-                f"not those at --source (digest {peer_digest})"
+                f"{path}: line {line.line}: played by JSMinesweeper scripts of digest "
+                f"{line.extra.get('peer')!r}, not those at --source (digest {peer_digest}); "
+                "record this run to a new folder"
             )
 
     def play_one(c: Contestant, sp: GameSpec) -> Played:
-        extra: dict[str, Any] = {"boards": source_label, "board": digests[sp.index]}
+        extra: dict[str, Any] = {"run": run_of(sp)}
         if c.spec is not None:
             return play_demine(sp, c.spec, extra)
         assert solver is not None
@@ -366,7 +352,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 rules = check_rules(solver, specs[: ns.check_rules], ns.game_seconds)
                 out["rules"] = rules
                 _print_rules(rules)
-            runs = run(specs, players, solver, ns, label, digest)
+            runs = run(specs, players, solver, ns, digest)
     except PeerError as e:
         raise SystemExit(str(e)) from None
     results, rows = peers.fastest_rows([c.label for c in players], runs, summary)

@@ -89,7 +89,7 @@ def run_rounds(
     ``repeat`` times over; results by label, one list a repeat (a record's line of a later repeat
     carries its number, ``repeat``). With ``record``, each player's games already in its file
     there are not played again; ``accept(player, path, line)`` raises SystemExit for a line of
-    another run."""
+    another run, and a game recorded twice is refused."""
     done: dict[str, list[dict[int, Played]]] = {c.label: [{} for _ in range(repeat)] for c in players}
     files = {}
     if record is not None:
@@ -100,13 +100,21 @@ def run_rounds(
                 lines = read_records(path, missing_ok=True)
             except DemineError as e:
                 raise SystemExit(str(e)) from None
+            first: dict[tuple[int, int], int] = {}  # (repeat, game): its line
             for line in lines:
                 accept(c, path, line)
-                k = line.extra.get("repeat", 0)
+                k, i = line.extra.get("repeat", 0), line.result.index
                 if not isinstance(k, int) or isinstance(k, bool) or k < 0:
-                    raise SystemExit(f"{path}: game {line.result.index}: repeat {k!r} is not a run's number")
+                    raise SystemExit(f"{path}: game {i}: repeat {k!r} is not a run's number")
+                seen = first.setdefault((k, i), line.line)
+                if seen != line.line:
+                    raise SystemExit(
+                        f"{path}: line {line.line}: game {i}"
+                        + (f" of run {k + 1}" if k else "")
+                        + f" again (first at line {seen}): two runs wrote to this record"
+                    )
                 if k < repeat:
-                    done[c.label][k][line.result.index] = (line.result, line.extra)
+                    done[c.label][k][i] = (line.result, line.extra)
             files[c.label] = path.open("a", encoding="utf-8")
     try:
         for k in range(repeat):

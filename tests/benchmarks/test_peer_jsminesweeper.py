@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -138,17 +139,26 @@ def test_a_record_of_another_run_is_refused(peer: ModuleType, jsm: ModuleType, t
     peer.main(_run_args(tmp_path, "--games", "2", "--players", ""))
     rec = tmp_path / "rec" / "jsminesweeper.jsonl"
     kept = rec.read_text()
-    for other in (["--seed", "another"], ["--rule", "zero"], ["--start", "4,4"], ["--preset", "expert"]):
-        with pytest.raises(SystemExit, match=r"jsminesweeper\.jsonl, line 1: .*another run's record"):
+    for other, what in (
+        (["--seed", "another"], "seed: 'jsm-test' (this run: 'another')"),
+        (["--rule", "zero"], "rule: 'safe' (this run: 'zero')"),
+        (["--start", "4,4"], "start: 0,0 (this run: 4,4)"),
+        (["--preset", "expert"], "board: 9x9/10 (this run: 30x16/99)"),
+    ):
+        message = re.escape(f"jsminesweeper.jsonl: line 1: a game of another run: {what}")
+        with pytest.raises(SystemExit, match=message):
             peer.main(_run_args(tmp_path, "--games", "2", "--players", "", *other))
     assert rec.read_text() == kept  # (nothing was added to it)
-    first = json.loads(kept.splitlines()[0])
-    for change, message in (
-        ({"board": "0123456789ab"}, "game 0 was played on another board"),
-        ({"peer": "0123456789ab"}, "JSMinesweeper scripts of digest '0123456789ab'"),
-        ({"player": "best"}, "a game of 'best', not of 'jsminesweeper'"),
+    first, second = (json.loads(x) for x in kept.splitlines())
+    for lines, message in (
+        (
+            [{**first, "peer": "0123456789ab"}],
+            "line 1: played by JSMinesweeper scripts of digest '0123456789ab'",
+        ),
+        ([{**first, "player": "best"}], "line 1: a game of best, which this run does not play"),
+        ([first, second, first], "line 3: game 0 again .first at line 1.: two runs wrote to this record"),
     ):
-        rec.write_text(json.dumps({**first, **change}) + "\n")
+        rec.write_text("".join(json.dumps(x) + "\n" for x in lines))
         with pytest.raises(SystemExit, match=message):
             peer.main(_run_args(tmp_path, "--games", "2", "--players", ""))
 

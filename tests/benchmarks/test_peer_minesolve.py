@@ -215,10 +215,10 @@ def test_a_record_of_other_boards_or_another_player_is_refused(
     with pytest.raises(SystemExit, match=r"seed: 'peer' \(this run: 'x'\)"):
         play(rec, "--boards", str(one), "--seed", "x")
     # another player's games in this player's file
-    (rec / peer.file_name("fast(two_step=False)")).write_text(lines)
+    (rec / peer.peers.file_name("fast(two_step=False)")).write_text(lines)
     with pytest.raises(SystemExit, match=r"a game of fast, which this run does not play \(fast\(two_step"):
         play(rec, "--boards", str(one), "--players", "fast(two_step=False)")
-    (rec / peer.file_name("fast(two_step=False)")).unlink()
+    (rec / peer.peers.file_name("fast(two_step=False)")).unlink()
     # lines from before they named their run: a board file's cannot be checked; a seed's still
     # is, by its label (the seed's boards are expert, safe, from the usual start)
     strip_runs(rec / "fast.jsonl")
