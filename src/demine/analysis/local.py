@@ -24,6 +24,7 @@ from typing import Final
 from demine.analysis.result import Limit
 from demine.engine.position import COVERED, FLAG, Position, changed_cells
 from demine.errors import InconsistentPosition
+from demine.text import plural
 
 BLOCK: Final = 4096
 """Cells compared at once when looking for changes."""
@@ -206,11 +207,19 @@ class LocalEngine:
             u = unk[c]
             if u == 0:
                 if need[c]:
-                    raise InconsistentPosition(f"the {st[c]} at cell {c} needs {need[c]} more mines", (c,))
+                    raise InconsistentPosition(
+                        f"the {st[c]} at {self.geo.name(c)} needs {plural(need[c], 'more mine')} "
+                        "but has no covered cell around it",
+                        (c,),
+                    )
                 continue
             k = need[c]
             if k > u:
-                raise InconsistentPosition(f"the {st[c]} at cell {c} needs {k} mines among {u} cells", (c,))
+                raise InconsistentPosition(
+                    f"the {st[c]} at {self.geo.name(c)} needs {plural(k, 'more mine')} but has only "
+                    f"{plural(u, 'covered cell')} around it",
+                    (c,),
+                )
             if k == 0 or k == u:
                 for d in self.geo.neighbours(c):
                     if st[d] == COVERED and not mine[d] and not safe_flag[d]:
