@@ -213,10 +213,11 @@ def test_an_impossible_position_is_told_in_plain_words(text: str, message: str) 
     with pytest.raises(InconsistentPosition) as err:
         analyze(p)
     assert message in str(err.value)
-    if "flag" not in message and "left" not in message:  # the numbers alone: the local engine too
+    if "left" not in message:  # the numbers alone: the local engine too (a flag as a mine)
         with pytest.raises(InconsistentPosition) as err:
             LocalEngine(p.width, p.height, None).update(p)
-        assert message in str(err.value)
+        local = "the 0 at (0,1) touches 1 known mine" if "flag" in message else message
+        assert local in str(err.value)
 
 
 def test_too_many_flags_for_the_count_is_a_mine_count_error() -> None:

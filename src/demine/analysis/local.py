@@ -123,7 +123,7 @@ class LocalEngine:
         old = st[c]
         if old != COVERED:
             raise InconsistentPosition(
-                f"cell {c} changed from {old} to {v}: not a later position of this game", ()
+                f"cell {self.geo.name(c)} changed from {old} to {v}: not a later position of this game", ()
             )
         if v == FLAG:
             st[c] = FLAG
@@ -134,7 +134,7 @@ class LocalEngine:
             return
         # a revealed number
         if self.mine[c]:
-            raise InconsistentPosition(f"cell {c} was proven a mine but shows {v}", ())
+            raise InconsistentPosition(f"cell {self.geo.name(c)} was proven a mine but shows {v}", ())
         st[c] = v
         nb = self.geo.neighbours(c)
         if self.known_safe[c]:
@@ -153,7 +153,9 @@ class LocalEngine:
             elif st[d] == COVERED and not self.known_safe[d]:
                 unknown += 1
         if mines > v:
-            raise InconsistentPosition(f"the {v} at cell {c} touches {mines} known mines", (c,))
+            raise InconsistentPosition(
+                f"the {v} at {self.geo.name(c)} touches {plural(mines, 'known mine')}", (c,)
+            )
         self.need[c] = v - mines
         self.unk[c] = unknown
         self._dirty.add(c)
@@ -175,7 +177,9 @@ class LocalEngine:
         for d in self.geo.neighbours(c):
             if st[d] < COVERED:
                 if need[d] == 0:
-                    raise InconsistentPosition(f"the {st[d]} at cell {d} gets one mine too many", (d,))
+                    raise InconsistentPosition(
+                        f"the {st[d]} at {self.geo.name(d)} gets one mine too many", (d,)
+                    )
                 need[d] -= 1
                 unk[d] -= 1
                 self._dirty.add(d)
