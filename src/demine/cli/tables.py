@@ -102,12 +102,12 @@ def print_table(
 
     def heads(on_two: bool) -> list[str]:
         """The headers, those wider than their column's cells on two lines with ``on_two``."""
-        out = []
+        chosen = []
         for i, h in enumerate(header):
             widest = max((cell_len(row[i]) for row in rows), default=0)
             two = (stacked or {}).get(h) or two_lines(h)
-            out.append(two if on_two and h not in text and cell_len(h) > widest else h)
-        return out
+            chosen.append(two if on_two and h not in text and cell_len(h) > widest else h)
+        return chosen
 
     width = out.width
     roomy = out.options.update_width(10 * width)  # (a measure is capped at the width it is given)
