@@ -3,6 +3,8 @@
 API (cells are ``[row, col]``; errors are ``{"error": message}`` with a 4xx status):
 
 - ``POST /api/games`` ``{preset | width, height, mines; rule; seed; no_guess}`` → the game's view
+- ``POST /api/games/{id}/restart`` → a new game of its kind, on its board once it is over (or its seed
+  was chosen), else on a fresh seed: ``same_board`` says which
 - ``GET /api/games/{id}`` → its view; ``POST /api/games/{id}/moves`` ``{kind, row, col}`` → the new view
   (``?hints=1`` adds the new position's hints, so a click with hints on is one request; they leave
   the best guess out, marked ``guess_pending``, for ``/hint`` or ``/hints`` to give)
@@ -298,7 +300,8 @@ def create_app(
 
     @app.post("/api/games/{game_id}/restart")
     async def restart(game_id: str, request: Request) -> Response:
-        """A new game on the same board (size, rule, no-guess mode and seed)."""
+        """A new game of the same kind (size, rule, no-guess mode): on the same board once the game
+        is over or when its seed was chosen, else on a new one (``same_board`` says which)."""
         who = client(request)
         rate.hit("games", who)
         return _json(await asyncio.to_thread(service.restart, game_id, client=who))

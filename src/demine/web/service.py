@@ -197,21 +197,28 @@ class Service(FinishedReads):
         return s.view()
 
     def restart(self, game_id: str, client: str | None = None, now: float | None = None) -> dict[str, Any]:
-        """A new game on the same board as ``game_id``: its size, rule, no-guess mode and seed (so
-        the same first click gives the same layout). The seed stays as hidden as the original's."""
+        """A new game of the same kind as ``game_id`` (size, rule, no-guess mode), on the same board
+        (its seed: the same first click gives the same layout) when the game is over or its seed
+        was the player's; the reply's ``same_board`` says which. A game still in play whose seed
+        was drawn gets a new seed: a copy of its board could be lost at once to show its mines, and
+        anyone with the game's link may restart it (issue 57). A kept seed stays as hidden as the
+        original's while the copy is played."""
+        self._fresh(game_id)  # (another server process may have ended it)
         with self._locked(game_id) as s:
             g, given = s.game, s.seed_given
+            same = given or g.over
         v = self.new_game(
             width=g.width,
             height=g.height,
             mines=g.mines,
             rule=g.rule,
-            seed=g.seed,
+            seed=g.seed if same else None,
             no_guess=g.no_guess,
             client=client,
             now=now,
             hide_seed=not given,
         )
+        v["same_board"] = same
         return v
 
     def expire(self, now: float, every: float = 60.0) -> int:

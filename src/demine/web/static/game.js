@@ -191,6 +191,10 @@ function showEnd() {
   const over = v.outcome !== "playing";
   $("end").hidden = !over;
   $("review").hidden = true;
+  // the server replays a board only once its game is over or when its seed was chosen: a copy of
+  // a board in play could be lost at once to show its mines
+  $("restart").title = over || v.seed ? "the same board again"
+    : "a new board of the same kind (the same board once this game is over)";
   if (!over) return;
   const secs = v.elapsed.toFixed(1);
   $("result").textContent = `${v.outcome === "won" ? "Won" : "Lost"} — 3BV ${v.bbbv ?? "–"}, ` +
@@ -369,12 +373,18 @@ function started(v, nav, resumed, keepMessage = false) {
   announce("demine:game-started", { game: v, preset: presetOf(v), resumed });
 }
 
-// The same board again (its size, rule and seed), as a new game.
+// The same board again (its size, rule and seed), as a new game, once the game is over or when
+// its seed was chosen; a game in play gets a new board of its kind (the server's reply says which).
 export async function restart() {
   const v = play.view;
   if (!v) return;
   await queue(async () => {
-    started(await api(`/api/games/${encodeURIComponent(v.id)}/restart`, {}), "push", false);
+    const nv = await api(`/api/games/${encodeURIComponent(v.id)}/restart`, {});
+    started(nv, "push", false);
+    if (!nv.same_board) {
+      showWhy("A new board of the same kind: Restart replays a board once its game is over " +
+        "(or when you chose its seed).");
+    }
     await refreshHints();
   });
 }
