@@ -6,6 +6,11 @@ h11 let through. The tests whose answer depends on uvicorn or the operating syst
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
+import secrets
+import time
 from typing import Any
 
 import pytest
@@ -91,3 +96,127 @@ def test_a_finished_game_or_a_chosen_seed_restarts_on_the_same_board(client: Tes
     copy = client.post(f"/api/games/{chosen}/restart").json()
     assert copy["same_board"] is True and copy["seed"] == "mine"
     assert _play_out(client, copy["id"], first) == _play_out(client, chosen, first)
+
+
+# ---------------------------------------------------------------------- 4, 5. records
+def _player(client: TestClient, **headers: str) -> dict[str, str]:
+    r = client.post("/api/players", headers=headers)
+    assert r.status_code == 201, r.text
+    return {"authorization": f"Bearer {r.json()['token']}"}
+
+
+def _hash(player: dict[str, str]) -> str:
+    """The stored form of a player's token (its SHA-256)."""
+    return hashlib.sha256(player["authorization"].split()[1].encode()).hexdigest()
+
+
+def _browser() -> dict[str, str]:
+    """The page's key for its browser, as the page sends it."""
+    return {"x-demine-owner": secrets.token_urlsafe(32)}
+
+
+def _finished(client: TestClient, headers: dict[str, str], seed: int = 7) -> str:
+    """A beginner game made with ``headers`` and lost at once; its id."""
+    body = {"preset": "beginner", "rule": "safe", "seed": seed}
+    gid = client.post("/api/games", json=body, headers=headers).json()["id"]
+    v = _move(client, gid, 0, 0)
+    while v["outcome"] == "playing":  # (the seed is known: its mines are not, to the test either)
+        r, c = next((r, c) for r, row in enumerate(v["rows"]) for c, ch in enumerate(row) if ch == "H")
+        v = _move(client, gid, r, c)
+    return gid  # type: ignore[no-any-return]
+
+
+def _add(client: TestClient, games: list[str], *headers: dict[str, str]) -> dict[str, Any]:
+    merged = {k: v for h in headers for k, v in h.items()}
+    r = client.post("/api/players/me/games", json={"games": games}, headers=merged)
+    assert r.status_code == 200, r.text
+    return r.json()  # type: ignore[no-any-return]
+
+
+def test_a_finished_game_joins_only_the_record_of_whoever_made_it_and_once(store_url: str) -> None:
+    client = TestClient(create_app(store_url, limits=SCRIPT))
+    alice_browser, bob = _browser(), _player(client)
+    alices = _finished(client, alice_browser)
+    # before the fix Bob's record took Alice's game (and with the restart, a won copy of it)
+    got = _add(client, [alices], bob)
+    assert got["added"] == [] and got["refused"] == [alices]
+    assert client.get("/api/players/me", headers=bob).json()["games"] == 0
+    # Alice's record takes it, sent from her browser; again: kept once, still hers
+    alice = _player(client)
+    assert [r["id"] for r in _add(client, [alices], alice, alice_browser)["added"]] == [alices]
+    assert [r["id"] for r in _add(client, [alices], alice, alice_browser)["added"]] == [alices]
+    # a second player of the same browser cannot hold it too: one record a game
+    again = _player(client)
+    assert _add(client, [alices], again, alice_browser)["refused"] == [alices]
+    # a game made with a player's token is that player's; one made by nobody is nobody's
+    bobs = _finished(client, bob, seed=8)
+    nobodys = _finished(client, {}, seed=9)
+    got = _add(client, [bobs, nobodys], bob)
+    assert [r["id"] for r in got["added"]] == [bobs] and got["refused"] == [nobodys]
+    # the restart of a finished game is the restarter's
+    copy = client.post(f"/api/games/{bobs}/restart", headers=alice_browser).json()["id"]
+    v = _move(client, copy, 0, 0)
+    while v["outcome"] == "playing":
+        r, c = next((r, c) for r, row in enumerate(v["rows"]) for c, ch in enumerate(row) if ch == "H")
+        v = _move(client, copy, r, c)
+    assert _add(client, [copy], bob)["refused"] == [copy]
+    assert [r["id"] for r in _add(client, [copy], alice, alice_browser)["added"]] == [copy]
+    # a key too short to be secret is refused with a reason
+    r = client.post("/api/games", json={"preset": "beginner"}, headers={"x-demine-owner": "abc"})
+    assert r.status_code == 400 and "x-demine-owner" in r.json()["error"]
+
+
+def test_copies_of_a_game_in_many_records_are_kept_in_the_first_players_only(store_url: str) -> None:
+    from demine.web.records import Records
+
+    client = TestClient(create_app(store_url, limits=SCRIPT))
+    records: Records = client.app.state.records  # type: ignore[attr-defined]
+    browser = _browser()
+    first = _player(client)
+    gid = _finished(client, browser)
+    _add(client, [gid], first, browser)
+    later = [_player(client) for _ in range(3)]
+    hashes = [_hash(p) for p in later]
+    with records.store._transaction() as db:  # a database from before the rule: many copies
+        db.execute("DROP INDEX records_game")
+        (data,) = db.execute("SELECT data FROM records WHERE game_id = ?", (gid,)).fetchone()
+        db.executemany(
+            "INSERT INTO records (player, game_id, ended, data) VALUES (?, ?, 0, ?)",
+            [(h, gid, data) for h in hashes],
+        )
+    records.open()  # the next start
+    assert client.get("/api/players/me", headers=first).json()["games"] == 1
+    assert all(client.get("/api/players/me", headers=p).json()["games"] == 0 for p in later)
+
+
+def test_one_address_filling_the_records_space_evicts_its_own_records_not_others(store_url: str) -> None:
+    # before the fix every record shared the space, oldest first: at --max-db-size 4M a victim's
+    # 5 records went to 0 after 4,500 of an attacker's
+    limits = dataclasses.replace(SCRIPT, trust_proxy=True, max_db_bytes=4 << 20)
+    client = TestClient(create_app(store_url, limits=limits))
+    records = client.app.state.records  # type: ignore[attr-defined]
+    victim_at, attacker_at = {"x-forwarded-for": "192.0.2.1"}, {"x-forwarded-for": "192.0.2.66"}
+    victim, browser = _player(client, **victim_at), _browser()
+    mine = [_finished(client, browser, seed=s) for s in range(5)]
+    assert len(_add(client, mine, victim, browser)["added"]) == 5
+    # the attacker's 4,500 records, each of a game of its own (written straight to the database:
+    # playing them would take minutes), all newer than the victim's
+    attacker = _player(client, **attacker_at)
+    hashed = _hash(attacker)
+    record = json.dumps(records.games(_hash(victim))[0])
+    now = time.time()
+    with records.store._transaction() as db:
+        db.executemany(
+            "INSERT INTO records (player, game_id, ended, data) VALUES (?, ?, ?, ?)",
+            [(hashed, f"attack{i:05d}", now + i, record) for i in range(4500)],
+        )
+    assert records.size() > (4 << 20) // 4
+    records.expire(now + 5000, every=0)
+    assert records.size() <= (4 << 20) // 4
+    assert client.get("/api/players/me", headers=victim).json()["games"] == 5
+    left = client.get("/api/players/me", headers=attacker).json()["games"]
+    assert 0 < left < 4500
+    # what went was the attacker's oldest
+    with records.store._connection() as db:
+        (oldest,) = db.execute("SELECT MIN(ended) FROM records WHERE player = ?", (hashed,)).fetchone()
+    assert oldest == pytest.approx(now + 4500 - left)

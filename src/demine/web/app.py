@@ -3,6 +3,8 @@
 API (cells are ``[row, col]``; errors are ``{"error": message}`` with a 4xx status):
 
 - ``POST /api/games`` ``{preset | width, height, mines; rule; seed; no_guess}`` → the game's view
+  (the game is its maker's: the player's token, or the page's key in ``X-Demine-Owner``, whose
+  record alone may hold it: :mod:`demine.web.records`)
 - ``POST /api/games/{id}/restart`` → a new game of its kind, on its board once it is over (or its seed
   was chosen), else on a fresh seed: ``same_board`` says which
 - ``GET /api/games/{id}`` → its view; ``POST /api/games/{id}/moves`` ``{kind, row, col}`` → the new view
@@ -48,7 +50,7 @@ from demine.web.fastpaths import json_response as _json
 from demine.web.finished import analysis_json
 from demine.web.limits import KINDS, PACE_BURST, Busy, ClientGate, RateLimiter, ServeLimits, TooManyRequests
 from demine.web.puzzles import PuzzleStats, add_puzzle_routes
-from demine.web.records import Records, add_routes
+from demine.web.records import Records, add_routes, owner_of
 from demine.web.service import MAX_PASTE, Conflict, NotFound, Service
 from demine.web.store import Store, StoreUnavailable, open_store
 from demine.web.workers import ANALYSIS, CLIENT
@@ -294,8 +296,9 @@ def create_app(
     async def new_game(body: NewGame, request: Request) -> Response:
         who = client(request)
         rate.hit("games", who)
+        owner = owner_of(request)  # (whose record may hold it once it is over)
         # off the event loop: it writes the game and, once a minute, deletes the expired ones
-        made = await asyncio.to_thread(service.new_game, **body.model_dump(), client=who)
+        made = await asyncio.to_thread(service.new_game, **body.model_dump(), client=who, owner=owner)
         return _json(made)
 
     @app.post("/api/games/{game_id}/restart")
@@ -304,7 +307,8 @@ def create_app(
         is over or when its seed was chosen, else on a new one (``same_board`` says which)."""
         who = client(request)
         rate.hit("games", who)
-        return _json(await asyncio.to_thread(service.restart, game_id, client=who))
+        owner = owner_of(request)
+        return _json(await asyncio.to_thread(service.restart, game_id, client=who, owner=owner))
 
     @app.get("/api/games/{game_id}")
     def get_game(game_id: str, request: Request) -> Response:

@@ -43,7 +43,8 @@ CREATE TABLE IF NOT EXISTS games (
     client TEXT,                 -- who made it (for the per-client cap)
     updated REAL,                -- time of the last move (for expiry)
     moves_count INTEGER,         -- moves stored (each append checks it: processes never undo each other)
-    hints_used INTEGER           -- 1 once the game's hints were shown while it was played (NULL: never)
+    hints_used INTEGER,          -- 1 once the game's hints were shown while it was played (NULL: never)
+    owner TEXT                   -- SHA-256 of the secret of whoever made it (a player's record takes it)
 )
 """
 MOVES_SCHEMA = """
@@ -66,15 +67,16 @@ ADDED_COLUMNS = {
     "updated": "REAL",
     "moves_count": "INTEGER",
     "hints_used": "INTEGER",
+    "owner": "TEXT",
 }
 COLUMNS = (
     "id, width, height, mines, rule, seed, seed_given, layout, moves, outcome, created, started, ended, "
-    "no_guess, client, updated, moves_count, hints_used"
+    "no_guess, client, updated, moves_count, hints_used, owner"
 )
 
 #: Insert a game or replace the one with its id (the same statement in SQLite and PostgreSQL).
 UPSERT_GAME = (
-    f"INSERT INTO games ({COLUMNS}) VALUES ({','.join('?' * 18)}) ON CONFLICT (id) DO UPDATE SET "
+    f"INSERT INTO games ({COLUMNS}) VALUES ({','.join('?' * 19)}) ON CONFLICT (id) DO UPDATE SET "
     + ", ".join(f"{c} = excluded.{c}" for c in COLUMNS.split(", ")[1:])
 )
 UPSERT_MOVE = (
@@ -133,6 +135,9 @@ class StoredGame:
     """The address that made it."""
     hints_used: bool = False
     """Whether hints (or the probabilities) were shown on the game while it was played."""
+    owner: str | None = None
+    """The SHA-256 (hex) of the secret of whoever made it: the player's token, or the page's key for
+    its browser (:func:`~demine.web.records.owner_of`); only that player's record may hold it."""
 
 
 class Db(Protocol):
@@ -290,6 +295,7 @@ class Store:
             now if now is not None else g.created,
             len(g.moves),
             int(g.hints_used) or None,
+            g.owner,
         )
         with self._transaction() as db:
             db.execute(UPSERT_GAME, row)
@@ -358,6 +364,7 @@ class Store:
             no_guess=row[13],
             client=row[14],
             hints_used=bool(row[17]),
+            owner=row[18],
         )
 
     def mark_hinted(self, game_id: str) -> None:

@@ -11,7 +11,7 @@
 // button's message and errors, and keeps them until there is something else worth saying; #said
 // (a polite live region) says what each move did. The timer is not a live region.
 
-import { api } from "./api.js";
+import { api, ownerHeader } from "./api.js";
 import { cellAt, drawBoard, probMap } from "./board.js";
 import { touchCellSize } from "./settings.js";
 import { $, key, bestText, cellName, download, b64bytes, people } from "./util.js";
@@ -358,7 +358,7 @@ export async function newGame(ev, nav = "push", keepMessage = false) {
     body.preset = preset;
   }
   await queue(async () => {
-    const v = await api("/api/games", body);
+    const v = await api("/api/games", body, ownerHeader());
     $("seed").value = "";  // the next game draws a new board unless a seed is typed again
     $("options-toggle").setAttribute("aria-expanded", "false");  // (a phone folds them away again)
     started(v, play.view ? nav : "replace", false, keepMessage);
@@ -379,7 +379,7 @@ export async function restart() {
   const v = play.view;
   if (!v) return;
   await queue(async () => {
-    const nv = await api(`/api/games/${encodeURIComponent(v.id)}/restart`, {});
+    const nv = await api(`/api/games/${encodeURIComponent(v.id)}/restart`, {}, ownerHeader());
     started(nv, "push", false);
     if (!nv.same_board) {
       showWhy("A new board of the same kind: Restart replays a board once its game is over " +
