@@ -220,3 +220,70 @@ def test_one_address_filling_the_records_space_evicts_its_own_records_not_others
     with records.store._connection() as db:
         (oldest,) = db.execute("SELECT MIN(ended) FROM records WHERE player = ?", (hashed,)).fetchone()
     assert oldest == pytest.approx(now + 4500 - left)
+
+
+# ---------------------------------------------------------------------- 2. puzzle ratings
+def test_one_address_moves_a_puzzles_rating_by_a_hundred_points_at_most(store_url: str) -> None:
+    # before the fix each of 150 tokens from one address counted, each claiming 2500: the daily
+    # puzzle went from 1160 (easy) to 3198 (expert) for everyone
+    from demine.puzzles import daily, read_puzzles
+
+    p = daily(read_puzzles())
+    client = TestClient(create_app(store_url, limits=SCRIPT))
+    start = client.get("/api/puzzles/daily").json()["rating"]
+    boast = {"rating": 2500, "rd": 30, "volatility": 0.06}
+    wrong = next(c for c in range(p.position.cells) if p.position.states[c] == 9 and c not in p.answer)
+    body = {"cell": list(divmod(wrong, p.position.width)), "fifty": not p.fifty, "player": boast}
+    counted = 0
+    for _ in range(150):
+        r = client.post(f"/api/puzzles/{p.id}/answer", json=body, headers=_player(client))
+        assert r.status_code == 200, r.text
+        counted += r.json()["counted"]
+    assert counted == 1
+    now = client.get("/api/puzzles/daily").json()
+    assert now["attempts"] == 1 and abs(now["rating"] - start) <= 100
+    # nor does a rating the server saw earned, however high: one attempt moves at most 100
+    stats = client.app.state.puzzle_stats  # type: ignore[attr-defined]
+    with stats.store._transaction() as db:
+        db.execute(
+            "INSERT INTO puzzle_players (who, rating, rd, volatility, updated) "
+            "VALUES ('c:strong', 3000, 30, 0.06, ?)",
+            (time.time(),),
+        )
+    before = stats.get(p.id).rating
+    assert stats.count(p, "c:elsewhere", "c:strong", 0.0)[0]
+    assert 0 < stats.get(p.id).rating - before <= 100
+
+
+def test_a_wrong_answer_keeps_the_answer_hidden_until_given_up(client: TestClient) -> None:
+    # before the fix a wrong answer's reply held the answer, the mines and a right cell's proof
+    from demine.puzzles import read_puzzles
+
+    tried = set()
+    for kind in ("safe", "all", "guess", "coin"):
+
+        def wrong_cells(z: Any) -> list[int]:
+            return [c for c in range(z.position.cells) if z.position.states[c] == 9 and c not in z.answer]
+
+        p = next(z for z in read_puzzles() if z.kind == kind and wrong_cells(z))
+        w, wrong = p.position.width, wrong_cells(p)[0]
+        tried.add(p.id)
+        body = {"cell": list(divmod(wrong, w)), "fifty": p.fifty if kind == "coin" else None}
+        v = client.post(f"/api/puzzles/{p.id}/answer", json=body).json()
+        assert not v["right"] and v["done"] and not v["revealed"], (kind, v)
+        assert not {"answer", "mines", "fifty"} & set(v) and v["proof"] == [], (kind, v)
+        assert v["cell"] == list(divmod(wrong, w)), kind
+        named = {f"({c // w},{c % w})" for c in p.answer}  # (the API names cells so)
+        assert not any(n in v["message"] for n in named), v
+        # trying again is judged, not counted; giving up shows it
+        right = {"cell": list(divmod(p.answer[0], w)), "fifty": p.fifty, "flag": p.answer[0] in p.mines}
+        again = client.post(f"/api/puzzles/{p.id}/answer", json=right).json()
+        assert again["right"] and again.get("counted", False) is False, (kind, again)
+        given = client.post(f"/api/puzzles/{p.id}/give-up").json()
+        assert given["revealed"] and given["answer"] == [list(divmod(c, w)) for c in p.answer], kind
+        assert given["counted"] is False and given["message"].startswith("The answer"), kind
+    # giving up first counts as a failed attempt
+    q = next(z for z in read_puzzles() if z.kind == "safe" and z.id not in tried)
+    given = client.post(f"/api/puzzles/{q.id}/give-up", json={"player": {"rating": 1500}}).json()
+    assert given["counted"] and given["puzzle"]["attempts"] == 1 and given["puzzle"]["solved"] == 0
+    assert given["player"]["rating"] < 1500

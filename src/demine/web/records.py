@@ -133,7 +133,8 @@ def _finished(service: Service, game_id: str) -> tuple[dict[str, Any], str | Non
     return record, s.owner
 
 
-def _bearer(request: Request) -> str | None:
+def bearer_of(request: Request) -> str | None:
+    """The token of ``Authorization: Bearer TOKEN``, or None."""
     value = request.headers.get("authorization", "")
     scheme, _, token = value.partition(" ")
     return token.strip() if scheme.lower() == "bearer" else None
@@ -158,7 +159,7 @@ def owner_of(request: Request) -> str | None:
     (``Authorization: Bearer``; not looked up: only its holder can ever match it), else of the
     page's key for its browser (:func:`browser_of`); None with neither (no record may hold the
     game then)."""
-    token = _bearer(request)
+    token = bearer_of(request)
     if token:
         if len(token) > MAX_TOKEN:
             raise HTTPException(401, "no player has this token (it may have expired)")
@@ -446,7 +447,7 @@ def add_routes(app: FastAPI, records: Records, rate: RateLimiter, client: Callab
 
     def me(request: Request) -> str:
         rate.hit("records", client(request))
-        return records.player(_bearer(request))
+        return records.player(bearer_of(request))
 
     @app.post("/api/players", status_code=201)
     def new_player(request: Request) -> Response:
