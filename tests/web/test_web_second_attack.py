@@ -9,8 +9,14 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
 import secrets
+import stat
+import subprocess
+import sys
 import time
+import urllib.request
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,6 +28,7 @@ from fastapi.testclient import TestClient
 
 from demine.web.app import create_app
 from demine.web.limits import ServeLimits
+from tests.serving import free_port, running
 
 #: A script's speed: the rates are tested in test_web_limits.py.
 SCRIPT = ServeLimits(
@@ -287,3 +294,55 @@ def test_a_wrong_answer_keeps_the_answer_hidden_until_given_up(client: TestClien
     given = client.post(f"/api/puzzles/{q.id}/give-up", json={"player": {"rating": 1500}}).json()
     assert given["counted"] and given["puzzle"]["attempts"] == 1 and given["puzzle"]["solved"] == 0
     assert given["player"]["rating"] < 1500
+
+
+# ---------------------------------------------------------------------- 6. the games file
+def _call(url: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, headers={"content-type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return json.loads(r.read())  # type: ignore[no-any-return]
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o000], ids=["umask022", "umask000"])
+def test_the_games_file_and_its_folder_are_made_private_whatever_the_umask(
+    tmp_path: Path, umask: int
+) -> None:
+    # before the fix the default ~/.local/share/demine was made 0755 and games.db 0644: another
+    # local user read the layout of a game in play
+    data = tmp_path / "data"  # $XDG_DATA_HOME, made by serve as any folder
+    port = free_port()
+    cmd = [sys.executable, "-m", "demine", "serve", "--port", str(port), "--workers", "0", "--pace", "0"]
+    env = {**os.environ, "XDG_DATA_HOME": str(data)}
+    with running(cmd, port, env=env, preexec_fn=lambda: os.umask(umask)) as (url, _):
+        gid = _call(url + "/api/games", {"preset": "beginner"})["id"]
+        _call(f"{url}/api/games/{gid}/moves", {"kind": "reveal", "row": 4, "col": 4})
+        folder = data / "demine"
+        assert _mode(folder) == 0o700
+        made = sorted(p.name for p in folder.iterdir())
+        assert made == ["games.db", "games.db-shm", "games.db-wal"]
+        assert all(_mode(folder / name) == 0o600 for name in made), [oct(_mode(folder / n)) for n in made]
+    assert _mode(data) == 0o777 & ~umask  # (the folders above it: as any program makes them)
+    # the user's own outputs still follow the umask (tests/engine/test_umask.py)
+    mine = tmp_path / "game.json"
+    subprocess.run(
+        [sys.executable, "-m", "demine", "new", "beginner", "--record", str(mine)],
+        check=True, capture_output=True, preexec_fn=lambda: os.umask(umask), timeout=60,
+    )  # fmt: skip
+    assert _mode(mine) == 0o666 & ~umask
+
+
+def test_a_games_file_other_users_can_read_is_named_at_start(tmp_path: Path) -> None:
+    db = tmp_path / "games.db"
+    db.touch(mode=0o644)
+    os.chmod(db, 0o644)  # (made by an older demine)
+    port = free_port()
+    cmd = [sys.executable, "-m", "demine", "serve", "--port", str(port), "--db", str(db), "--workers", "0"]
+    with running(cmd, port) as (_, proc):
+        proc.terminate()
+        err = proc.communicate(timeout=20)[1].decode()
+    assert f"the games file {db} can be read by other users (mode 0644)" in err and f"chmod 600 {db}" in err

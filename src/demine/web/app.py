@@ -512,17 +512,43 @@ def _size(n: int | None) -> str:
     return f"{n} bytes"
 
 
+#: The mode of the games file's folder when ``serve`` makes it (whatever the umask).
+PRIVATE_FOLDER = 0o700
+
+
 def _check_folder(path: Path, make: bool) -> None:
     """The games file's folder: made with ``make`` (the default place), else it must be there
     (as for any file a command writes); or say clearly why it cannot be (a file where a folder of
-    the path should be, a folder missing)."""
+    the path should be, a folder missing). The folder itself, when made here, is its owner's only
+    (:data:`PRIVATE_FOLDER`: it holds the games in play); the folders above it are made as any
+    program makes them."""
     for folder in (path.parent, *path.parent.parents):
         if folder.exists() and not folder.is_dir():
             raise DemineError(f"cannot keep the games in {path}: {folder} is a file, not a folder")
     if make:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.parent.mkdir(mode=PRIVATE_FOLDER)
+        except FileExistsError:
+            return
+        os.chmod(path.parent, PRIVATE_FOLDER)  # (the umask may have taken bits from the mode asked)
     elif not path.parent.is_dir():
         raise DemineError(f"cannot keep the games in {path}: no folder {path.parent} (make it first)")
+
+
+def _readable_by_others(path: Path) -> str | None:
+    """A warning when the games file at ``path`` can be read by other users (a file made before
+    the store made them private, or opened up since), else None."""
+    try:
+        mode = path.stat().st_mode & 0o777
+    except OSError:
+        return None
+    if not mode & 0o077:
+        return None
+    return (
+        f"demine: warning: the games file {path} can be read by other users (mode {mode:04o}); "
+        f"it holds the layouts of the games in play: chmod 600 {path}"
+    )
 
 
 def say(text: str) -> None:
@@ -547,7 +573,8 @@ def serve(
     from demine.web.server import max_connections, run
 
     where = str(db) if db is not None else str(default_db())
-    if not where.startswith(("postgresql://", "postgres://")):
+    local = not where.startswith(("postgresql://", "postgres://"))
+    if local:
         _check_folder(Path(where), make=db is None)
     if workers is None:
         cpus = os.cpu_count() or 1
@@ -559,6 +586,8 @@ def serve(
     finally:
         store.close()
     say(f"demine: games in {shown}, {workers} hint workers; open http://{host}:{port}/")
+    if local and (warning := _readable_by_others(Path(where))):
+        print(warning, file=sys.stderr, flush=True)
     say(
         f"demine: unfinished games expire after {limits.idle_expiry / 86400:g} days without a move, "
         f"finished ones after {limits.finished_expiry / 86400:g} days; the games are kept under "

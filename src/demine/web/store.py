@@ -14,6 +14,7 @@ are still read (those moves first, then any appended since).
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -148,6 +149,30 @@ class Db(Protocol):
     def executemany(self, sql: str, rows: Any) -> Any: ...
 
 
+#: The mode of a games file the store makes (and so of its write-ahead log and shared memory,
+#: which SQLite gives the database's own mode): the file holds every layout in play.
+PRIVATE_FILE = 0o600
+
+
+def create_private(path: Path) -> bool:
+    """Make an empty file at ``path`` readable and writable by its owner only
+    (:data:`PRIVATE_FILE`, whatever the umask), unless something is there already (then it is
+    left as it is); whether it was made. SQLite takes an empty file as an empty database, and
+    gives the files it makes beside it (``-wal``, ``-shm``) the database's mode. (Before, the
+    games file was made as any file is, 0644 under the common umask, and another local user read
+    the layouts of the games in play: issue 57.) A folder that does not exist is left to SQLite
+    to report."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE)
+    except OSError:
+        return False
+    try:
+        os.fchmod(fd, PRIVATE_FILE)  # (the umask may have taken bits from the mode asked)
+    finally:
+        os.close(fd)
+    return True
+
+
 def open_store(db: str | Path = ":memory:") -> Store:
     """The store for ``db``: a PostgreSQL server for a ``postgresql://`` address (needs the
     ``postgres`` extra), else a SQLite file (``:memory:``: a private one in memory)."""
@@ -214,6 +239,8 @@ class Store:
             )
 
     def _open(self) -> None:
+        if self.path != ":memory:" and not self.path.startswith("file:"):
+            create_private(Path(self.path))
         self._db = sqlite3.connect(
             self.path, timeout=self.wait, check_same_thread=False, isolation_level=None
         )
