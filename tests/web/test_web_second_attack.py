@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import secrets
+import socket
 import stat
 import subprocess
 import sys
@@ -346,3 +347,60 @@ def test_a_games_file_other_users_can_read_is_named_at_start(tmp_path: Path) -> 
         proc.terminate()
         err = proc.communicate(timeout=20)[1].decode()
     assert f"the games file {db} can be read by other users (mode 0644)" in err and f"chmod 600 {db}" in err
+
+
+# ---------------------------------------------------------------------- 7. framing on h11
+_GAME = b'{"preset":"beginner"}'
+AMBIGUOUS = {
+    # a proxy in front that frames by the other header (or reads the fold, or the bare LF, otherwise)
+    # sees another request than the server: request smuggling
+    "content-length and chunked": b"POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    b"Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n" % (len(_GAME), _GAME),
+    "folded transfer-encoding": b"POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    b"Transfer-Encoding:\r\n chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n" % (len(_GAME), _GAME),
+    "bare LF lines": b"POST /api/games HTTP/1.1\nHost: x\nContent-Type: application/json\n"
+    b"Content-Length: %d\n\n%s" % (len(_GAME), _GAME),
+}
+
+
+def _raw(port: int, request: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(request)
+        out = b""
+        try:
+            while chunk := s.recv(65536):
+                out += chunk
+        except (TimeoutError, ConnectionResetError):
+            pass
+    return out
+
+
+@pytest.mark.parametrize("http", ["h11", "httptools"])
+def test_ambiguous_framing_is_refused_on_either_parser(tmp_path: Path, http: str) -> None:
+    # before the fix h11 served all three (httptools answered 400), and --help said the guards
+    # were the same on both
+    pytest.importorskip(http)
+    port = free_port()
+    cmd = [sys.executable, "-m", "demine", "serve", "--port", str(port), "--db", str(tmp_path / "g.db")]
+    with running([*cmd, "--workers", "0", "--http", http], port) as (url, _):
+        for what, request in AMBIGUOUS.items():
+            head, _, body = _raw(port, request).partition(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 400"), (what, head[:300])
+            assert b"x-content-type-options: nosniff" in head, what
+            assert "not valid HTTP/1.1" in json.loads(body)["error"], (what, body)
+        # the same requests framed plainly are served, and so are two in a row on one connection
+        plain = b"POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        plain += b"Content-Length: %d\r\n\r\n%s" % (len(_GAME), _GAME)
+        chunked = b"POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        chunked += b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n%x\r\n%s\r\n0\r\n\r\n" % (
+            len(_GAME),
+            _GAME,
+        )
+        both = _raw(port, plain + chunked)
+        assert both.count(b"HTTP/1.1 200") == 2, both[:400]
+        # a pipelined second request whose lines end in a bare LF is refused (httptools refuses the
+        # whole read; h11 serves the first, then refuses the second)
+        late = _raw(port, plain + b"GET /api/puzzles/themes HTTP/1.1\nHost: x\n\n")
+        assert b"HTTP/1.1 400" in late and late.count(b"HTTP/1.1 200") <= 1, late[:400]
+        assert b'"themes"' not in late
+        assert _call(url + "/api/games", {"preset": "beginner"})["width"] == 9

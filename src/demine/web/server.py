@@ -1,7 +1,8 @@
 """The web game's server processes under uvicorn: what a connection may hold, and processes that
 die with their parent. Requests are parsed by httptools (in C) when it is installed, else by h11
 (``serve --http``); the guards below are the same on both (:class:`GuardedHttpTools`,
-:class:`GuardedH11`).
+:class:`GuardedH11`), and h11 refuses the ambiguous framings httptools refuses
+(:class:`StrictH11Connection`).
 
 - **A deadline per request**: from a request's first byte (or the connection's opening) to its
   last, at most ``ServeLimits.request_timeout`` seconds; past it the answer is 408 and the
@@ -38,6 +39,7 @@ import errno
 import json
 import logging
 import os
+import re
 import resource
 import signal
 import time
@@ -212,12 +214,17 @@ class _Guards:
             return
         self._let_in = True
         _quiet_client_noise()
-        super().__init__(*self._made)  # type: ignore[call-arg]
+        self._start_protocol()
         super().connection_made(transport)  # type: ignore[misc]
         if host is not None:
             self._host = host
             self._by_host[host] += 1
         self._arm()
+
+    def _start_protocol(self) -> None:
+        """Make uvicorn's own state for this connection (its ``__init__``, put off until the
+        connection is let in)."""
+        super().__init__(*self._made)  # type: ignore[call-arg]
 
     def _evict_slowest(self) -> bool:
         """Close the open connection that has been reading one request the longest, if that is
@@ -283,13 +290,21 @@ class _Guards:
         # chunk extensions (httptools reads them at 600 MB/s: one connection held the event loop
         # for its 10 s), is not read to its end
         self._disarm()
-        if self.cycle is None or not self.cycle.response_started:
+        if not self._answering():
             self.transport.write(self.TOO_MUCH)
         self.transport.close()
 
     def _whole(self) -> bool:
         """Whether the request being read has come in whole (its deadline no longer runs)."""
         return False
+
+    def _answering(self) -> bool:
+        """Whether an answer is being sent on this connection (begun, not ended): an error
+        answer of the guards cannot be put in its middle, only the connection closed. (After a
+        whole answer the next request's refusal is sent: a pipelined request h11 refused was
+        closed without its 400.)"""
+        cycle = self.cycle
+        return cycle is not None and cycle.response_started and not cycle.response_complete
 
     def _parse(self, data: bytes) -> None:
         """The protocol's own reading of ``data``."""
@@ -313,7 +328,7 @@ class _Guards:
         Host header, raw bytes outside ASCII in the path), in the API's error shape with the
         security headers instead of plain text; the connection is closed, as uvicorn does."""
         self._disarm()
-        if self.cycle is None or not self.cycle.response_started:
+        if not self._answering():
             error = f"the request is not valid HTTP/1.1 ({msg.rstrip('.').lower()})"
             self.transport.write(_raw_answer(400, "Bad Request", error, []))
         self.transport.close()
@@ -322,13 +337,93 @@ class _Guards:
         self._disarm()
         if self.transport.is_closing():
             return
-        if self.cycle is None or not self.cycle.response_started:
+        if not self._answering():
             self.transport.write(self.TOO_SLOW)
         self.transport.close()
 
 
+#: The most bytes h11 holds of an event not yet whole (a head): uvicorn's default, h11's own.
+MAX_H11_EVENT = 16 * 1024
+#: Where a request's head ends, as h11 finds it (a blank line, its CR optional).
+_HEAD_END = re.compile(rb"\n\r?\n")
+#: A line ended by a bare LF, and a header line folded onto the next (obs-fold).
+_BARE_LF = re.compile(rb"(?<!\r)\n")
+_FOLDED = re.compile(rb"\n[ \t]")
+
+
+def ambiguous_head(data: bytes) -> str | None:
+    """Why the request head at the start of ``data`` is refused: a line ended by a bare LF, or a
+    header folded onto the next line (obs-fold); None when it is neither, or not all in yet.
+    O(head).
+
+    >>> ambiguous_head(b"GET / HTTP/1.1\\r\\nHost: x\\r\\n\\r\\nGET / HTTP/1.1\\n")
+    >>> ambiguous_head(b"GET / HTTP/1.1\\nHost: x\\n\\n")
+    'a line of the head ends in a bare LF, not CRLF'
+    >>> ambiguous_head(b"GET / HTTP/1.1\\r\\nHost:\\r\\n x\\r\\n\\r\\n")
+    'a header is folded onto the next line (obs-fold)'
+    """
+    end = _HEAD_END.search(data)
+    if end is None:
+        return None
+    head = data[: end.end()]
+    if _BARE_LF.search(head):
+        return "a line of the head ends in a bare LF, not CRLF"
+    if _FOLDED.search(head):
+        return "a header is folded onto the next line (obs-fold)"
+    return None
+
+
+class StrictH11Connection(h11.Connection):
+    """h11's server side, refusing three framings that h11 reads one way and a proxy in front may
+    read another (request smuggling), as httptools (llhttp) refuses them: a request with both
+    ``Content-Length`` and ``Transfer-Encoding``, a header folded onto the next line (obs-fold),
+    and a head whose lines end in a bare LF. Each raises h11's ``RemoteProtocolError``, which
+    uvicorn answers 400 (:meth:`_Guards.send_400_response`) before the app sees anything.
+
+    A head is checked once, when its end has come in (or a new request begins with one buffered
+    already, pipelined): never byte by byte, so a slow head costs nothing more. (Issue 57:
+    ``--http h11`` served all three, httptools answered 400, and ``--help`` said the guards were
+    the same.)"""
+
+    _tail = b""
+    """The last two bytes received (a head's end may straddle two reads)."""
+    _check = False
+    """Whether the next event read at the start of a request checks its head first."""
+
+    def receive_data(self, data: bytes) -> None:
+        super().receive_data(data)
+        if not self._check and _HEAD_END.search(self._tail + data):
+            self._check = True
+        self._tail = (self._tail + data)[-2:]
+
+    def start_next_cycle(self) -> None:
+        super().start_next_cycle()
+        self._check = True  # (a pipelined request may be in the buffer already)
+
+    def next_event(self) -> Any:
+        if self._check and self.their_state is h11.IDLE:
+            self._check = False
+            why = ambiguous_head(self.trailing_data[0])
+            if why is not None:
+                raise h11.RemoteProtocolError(why, error_status_hint=400)
+        event = super().next_event()
+        if isinstance(event, h11.Request):
+            names = {name.lower() for name, _ in event.headers}
+            if b"content-length" in names and b"transfer-encoding" in names:
+                raise h11.RemoteProtocolError(
+                    "both Content-Length and Transfer-Encoding", error_status_hint=400
+                )
+        return event
+
+
 class GuardedH11(_Guards, H11Protocol):  # type: ignore[misc]
-    """uvicorn's h11 protocol (pure Python), guarded."""
+    """uvicorn's h11 protocol (pure Python), guarded, on :class:`StrictH11Connection`."""
+
+    def _start_protocol(self) -> None:
+        super()._start_protocol()
+        # (uvicorn's own, made with the same settings; no byte has been read yet)
+        most = self.config.h11_max_incomplete_event_size
+        self.conn = StrictH11Connection(h11.SERVER, most if most is not None else MAX_H11_EVENT)
 
     def _whole(self) -> bool:
         return self.conn.their_state in (h11.DONE, h11.MUST_CLOSE, h11.CLOSED, h11.ERROR)
