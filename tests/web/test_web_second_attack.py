@@ -11,7 +11,6 @@ import hashlib
 import json
 import os
 import secrets
-import socket
 import stat
 import subprocess
 import sys
@@ -29,7 +28,7 @@ from fastapi.testclient import TestClient
 
 from demine.web.app import create_app
 from demine.web.limits import ServeLimits
-from tests.serving import free_port, running
+from tests.serving import free_port, raw, running
 
 #: A script's speed: the rates are tested in test_web_limits.py.
 SCRIPT = ServeLimits(
@@ -363,18 +362,6 @@ AMBIGUOUS = {
 }
 
 
-def _raw(port: int, request: bytes) -> bytes:
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(request)
-        out = b""
-        try:
-            while chunk := s.recv(65536):
-                out += chunk
-        except (TimeoutError, ConnectionResetError):
-            pass
-    return out
-
-
 @pytest.mark.parametrize("http", ["h11", "httptools"])
 def test_ambiguous_framing_is_refused_on_either_parser(tmp_path: Path, http: str) -> None:
     # before the fix h11 served all three (httptools answered 400), and --help said the guards
@@ -384,7 +371,7 @@ def test_ambiguous_framing_is_refused_on_either_parser(tmp_path: Path, http: str
     cmd = [sys.executable, "-m", "demine", "serve", "--port", str(port), "--db", str(tmp_path / "g.db")]
     with running([*cmd, "--workers", "0", "--http", http], port) as (url, _):
         for what, request in AMBIGUOUS.items():
-            head, _, body = _raw(port, request).partition(b"\r\n\r\n")
+            head, _, body = raw(port, request).partition(b"\r\n\r\n")
             assert head.startswith(b"HTTP/1.1 400"), (what, head[:300])
             assert b"x-content-type-options: nosniff" in head, what
             assert "not valid HTTP/1.1" in json.loads(body)["error"], (what, body)
@@ -396,11 +383,11 @@ def test_ambiguous_framing_is_refused_on_either_parser(tmp_path: Path, http: str
             len(_GAME),
             _GAME,
         )
-        both = _raw(port, plain + chunked)
+        both = raw(port, plain + chunked)
         assert both.count(b"HTTP/1.1 200") == 2, both[:400]
         # a pipelined second request whose lines end in a bare LF is refused (httptools refuses the
         # whole read; h11 serves the first, then refuses the second)
-        late = _raw(port, plain + b"GET /api/puzzles/themes HTTP/1.1\nHost: x\n\n")
+        late = raw(port, plain + b"GET /api/puzzles/themes HTTP/1.1\nHost: x\n\n")
         assert b"HTTP/1.1 400" in late and late.count(b"HTTP/1.1 200") <= 1, late[:400]
         assert b'"themes"' not in late
         assert _call(url + "/api/games", {"preset": "beginner"})["width"] == 9
