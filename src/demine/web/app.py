@@ -52,7 +52,7 @@ from demine.web.limits import KINDS, PACE_BURST, Busy, ClientGate, RateLimiter, 
 from demine.web.puzzles import PuzzleStats, add_puzzle_routes
 from demine.web.records import Records, add_routes, owner_of
 from demine.web.service import MAX_PASTE, Conflict, NotFound, Service
-from demine.web.store import Store, StoreUnavailable, open_store
+from demine.web.store import Store, StoreUnavailable, check_folder, open_store, readable_by_others
 from demine.web.workers import ANALYSIS, CLIENT
 
 STATIC = Path(__file__).parent / "static"
@@ -512,45 +512,6 @@ def _size(n: int | None) -> str:
     return f"{n} bytes"
 
 
-#: The mode of the games file's folder when ``serve`` makes it (whatever the umask).
-PRIVATE_FOLDER = 0o700
-
-
-def _check_folder(path: Path, make: bool) -> None:
-    """The games file's folder: made with ``make`` (the default place), else it must be there
-    (as for any file a command writes); or say clearly why it cannot be (a file where a folder of
-    the path should be, a folder missing). The folder itself, when made here, is its owner's only
-    (:data:`PRIVATE_FOLDER`: it holds the games in play); the folders above it are made as any
-    program makes them."""
-    for folder in (path.parent, *path.parent.parents):
-        if folder.exists() and not folder.is_dir():
-            raise DemineError(f"cannot keep the games in {path}: {folder} is a file, not a folder")
-    if make:
-        path.parent.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            path.parent.mkdir(mode=PRIVATE_FOLDER)
-        except FileExistsError:
-            return
-        os.chmod(path.parent, PRIVATE_FOLDER)  # (the umask may have taken bits from the mode asked)
-    elif not path.parent.is_dir():
-        raise DemineError(f"cannot keep the games in {path}: no folder {path.parent} (make it first)")
-
-
-def _readable_by_others(path: Path) -> str | None:
-    """A warning when the games file at ``path`` can be read by other users (a file made before
-    the store made them private, or opened up since), else None."""
-    try:
-        mode = path.stat().st_mode & 0o777
-    except OSError:
-        return None
-    if not mode & 0o077:
-        return None
-    return (
-        f"demine: warning: the games file {path} can be read by other users (mode {mode:04o}); "
-        f"it holds the layouts of the games in play: chmod 600 {path}"
-    )
-
-
 def say(text: str) -> None:
     """A line of ``serve``'s at start, folded to the terminal (whole in a log), at once."""
     print(fold(text, "  "), flush=True)
@@ -575,7 +536,7 @@ def serve(
     where = str(db) if db is not None else str(default_db())
     local = not where.startswith(("postgresql://", "postgres://"))
     if local:
-        _check_folder(Path(where), make=db is None)
+        check_folder(Path(where), make=db is None)
     if workers is None:
         cpus = os.cpu_count() or 1
         workers = cpus if cpus > 1 else 0
@@ -586,7 +547,7 @@ def serve(
     finally:
         store.close()
     say(f"demine: games in {shown}, {workers} hint workers; open http://{host}:{port}/")
-    if local and (warning := _readable_by_others(Path(where))):
+    if local and (warning := readable_by_others(Path(where))):
         print(warning, file=sys.stderr, flush=True)
     say(
         f"demine: unfinished games expire after {limits.idle_expiry / 86400:g} days without a move, "

@@ -173,6 +173,45 @@ def create_private(path: Path) -> bool:
     return True
 
 
+#: The mode of the games file's folder when ``serve`` makes it (whatever the umask).
+PRIVATE_FOLDER = 0o700
+
+
+def check_folder(path: Path, make: bool) -> None:
+    """The games file's folder, for ``serve``: made with ``make`` (the default place), else it
+    must be there (as for any file a command writes); or say clearly why it cannot be (a file
+    where a folder of the path should be, a folder missing). The folder itself, when made here,
+    is its owner's only (:data:`PRIVATE_FOLDER`: it holds the games in play); the folders above
+    it are made as any program makes them."""
+    for folder in (path.parent, *path.parent.parents):
+        if folder.exists() and not folder.is_dir():
+            raise DemineError(f"cannot keep the games in {path}: {folder} is a file, not a folder")
+    if make:
+        path.parent.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.parent.mkdir(mode=PRIVATE_FOLDER)
+        except FileExistsError:
+            return
+        os.chmod(path.parent, PRIVATE_FOLDER)  # (the umask may have taken bits from the mode asked)
+    elif not path.parent.is_dir():
+        raise DemineError(f"cannot keep the games in {path}: no folder {path.parent} (make it first)")
+
+
+def readable_by_others(path: Path) -> str | None:
+    """A warning when the games file at ``path`` can be read by other users (a file made before
+    the store made them private, or opened up since), else None."""
+    try:
+        mode = path.stat().st_mode & 0o777
+    except OSError:
+        return None
+    if not mode & 0o077:
+        return None
+    return (
+        f"demine: warning: the games file {path} can be read by other users (mode {mode:04o}); "
+        f"it holds the layouts of the games in play: chmod 600 {path}"
+    )
+
+
 def open_store(db: str | Path = ":memory:") -> Store:
     """The store for ``db``: a PostgreSQL server for a ``postgresql://`` address (needs the
     ``postgres`` extra), else a SQLite file (``:memory:``: a private one in memory)."""
