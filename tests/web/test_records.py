@@ -245,12 +245,16 @@ def test_a_game_played_with_hints_says_so_in_its_view_its_record_and_its_export(
     on the file showed them; a game played alone carries false."""
     client = app_client(store_url)
     me = player(client)
-    alone = play(client, True)
-    asked = client.post("/api/games", json={"preset": "beginner", "rule": "safe", "seed": 9}).json()["id"]
+    alone = play(client, True, headers=me)  # (made with the token: the player's games)
+    asked = client.post(
+        "/api/games", json={"preset": "beginner", "rule": "safe", "seed": 9}, headers=me
+    ).json()["id"]
     assert client.get(f"/api/games/{asked}").json()["hints_used"] is False
     client.get(f"/api/games/{asked}/hints?probabilities=1")  # before the first click, even
     assert client.get(f"/api/games/{asked}").json()["hints_used"] is True
-    with_move = client.post("/api/games", json={"preset": "beginner", "rule": "safe", "seed": 10}).json()
+    with_move = client.post(
+        "/api/games", json={"preset": "beginner", "rule": "safe", "seed": 10}, headers=me
+    ).json()
     v = client.post(
         f"/api/games/{with_move['id']}/moves?hints=1", json={"kind": "reveal", "row": 0, "col": 0}
     ).json()

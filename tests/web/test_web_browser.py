@@ -369,7 +369,7 @@ def test_restart_deals_a_new_board_in_play_and_the_same_one_once_over(
     mine = service.session(first).game.mine_cells()[0]
     cell(page, "board", mine // 9, mine % 9).click()
     expect(page.locator("#face")).to_have_text("lost")
-    expect(page.locator("#restart")).to_have_attribute("title", "the same board again")
+    expect(page.locator("#restart")).to_have_attribute("title", "the same board again (key r)")
     page.click("#restart")
     expect(page.locator("#face")).to_have_text("playing")
     expect(page.locator("#why")).not_to_contain_text("A new board")

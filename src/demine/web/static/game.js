@@ -193,8 +193,8 @@ function showEnd() {
   $("review").hidden = true;
   // the server replays a board only once its game is over or when its seed was chosen: a copy of
   // a board in play could be lost at once to show its mines
-  $("restart").title = over || v.seed ? "the same board again"
-    : "a new board of the same kind (the same board once this game is over)";
+  $("restart").title = over || v.seed ? "the same board again (key r)"
+    : "a new board of the same kind; the same board once this game is over (key r)";
   if (!over) return;
   const secs = v.elapsed.toFixed(1);
   $("result").textContent = `${v.outcome === "won" ? "Won" : "Lost"} — 3BV ${v.bbbv ?? "–"}, ` +

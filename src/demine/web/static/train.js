@@ -90,7 +90,7 @@ function show(p) {
   tr.rows = p.rows.slice();
   tr.done = false;
   tr.scored = false;
-  $("tr-giveup").disabled = false;
+  $("tr-giveup-bar").hidden = false;
   tr.marked = [];
   tr.fifty = null;
   tr.overlay = { safe: new Set(), mines: new Set() };
@@ -197,7 +197,10 @@ async function giveUp() {
     if (tr.puzzle !== p || tr.done) return;
     const counts = countsNow(p);
     const v = await post(`/api/puzzles/${p.id}/give-up`, { player: counts ? claim() : null });
-    if (tr.puzzle === p) judged(null, null, false, v, counts);
+    if (tr.puzzle !== p) return;
+    const focused = document.activeElement === $("tr-giveup");
+    judged(null, null, false, v, counts);
+    if (focused) $("tr-next").focus();  // (the button goes with the answer shown: the next step)
   } catch (e) {
     say(e.message, true);
   } finally {
@@ -221,7 +224,7 @@ function judged(r, c, flag, v, counts) {
   let words = v.message;
   if (v.revealed) {
     tr.done = true;
-    $("tr-giveup").disabled = true;
+    $("tr-giveup-bar").hidden = true;  // (nothing left to show)
     for (const [rr, cc] of v.answer) {
       const k = key(rr, cc);
       if (v.mines.some(([mr, mc]) => mr === rr && mc === cc)) { if (tr.rows[rr][cc] !== "F") o.mines.add(k); } else if (p.kind !== "guess" && p.kind !== "coin") o.safe.add(k);
