@@ -143,6 +143,8 @@ def files(folder: Path) -> str:
 
 
 GAME = b'{"preset":"beginner"}'
+#: Requests h11 read one way and a proxy may read another (tests/web/test_web_second_attack.py
+#: sends them too).
 FRAMINGS = {
     "both lengths": b"POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
     b"Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n" % (len(GAME), GAME),

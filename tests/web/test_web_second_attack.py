@@ -28,6 +28,7 @@ from fastapi.testclient import TestClient
 
 from demine.web.app import create_app
 from demine.web.limits import ServeLimits
+from tests.helpers import benchmark_script
 from tests.serving import free_port, raw, running
 
 #: A script's speed: the rates are tested in test_web_limits.py.
@@ -349,17 +350,15 @@ def test_a_games_file_other_users_can_read_is_named_at_start(tmp_path: Path) -> 
 
 
 # ---------------------------------------------------------------------- 7. framing on h11
+def _ambiguous() -> dict[str, bytes]:
+    """The three framings (benchmarks/web_attack.py's): a proxy in front that frames by the other
+    header, or reads the fold or the bare LF otherwise, sees another request than the server
+    (request smuggling)."""
+    with benchmark_script("web_attack") as script:
+        return dict(script.FRAMINGS)
+
+
 _GAME = b'{"preset":"beginner"}'
-AMBIGUOUS = {
-    # a proxy in front that frames by the other header (or reads the fold, or the bare LF, otherwise)
-    # sees another request than the server: request smuggling
-    "content-length and chunked": b"POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-    b"Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n" % (len(_GAME), _GAME),
-    "folded transfer-encoding": b"POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-    b"Transfer-Encoding:\r\n chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n" % (len(_GAME), _GAME),
-    "bare LF lines": b"POST /api/games HTTP/1.1\nHost: x\nContent-Type: application/json\n"
-    b"Content-Length: %d\n\n%s" % (len(_GAME), _GAME),
-}
 
 
 @pytest.mark.parametrize("http", ["h11", "httptools"])
@@ -370,7 +369,7 @@ def test_ambiguous_framing_is_refused_on_either_parser(tmp_path: Path, http: str
     port = free_port()
     cmd = [sys.executable, "-m", "demine", "serve", "--port", str(port), "--db", str(tmp_path / "g.db")]
     with running([*cmd, "--workers", "0", "--http", http], port) as (url, _):
-        for what, request in AMBIGUOUS.items():
+        for what, request in _ambiguous().items():
             head, _, body = raw(port, request).partition(b"\r\n\r\n")
             assert head.startswith(b"HTTP/1.1 400"), (what, head[:300])
             assert b"x-content-type-options: nosniff" in head, what
