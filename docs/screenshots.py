@@ -9,7 +9,7 @@ cell's reason read by a tap, and on a desktop in the dark theme with probabiliti
 
 ``python docs/screenshots.py train`` makes only the Train tab's pictures: on a desktop, a "safe"
 puzzle solved with its proof outlined (a medium 1-2-1 one); on a phone, an "all" puzzle failed on
-its second move (a cell not proven either way: framed; the proven cells shown).
+its second move (a cell not proven either way: framed), then Show answer (the proven cells shown).
 """
 
 from __future__ import annotations
@@ -145,8 +145,10 @@ def train_shots(browser: Any, p: Any, url: str) -> None:
     train_cell(page, z, z.safe[0]).tap()  # right
     page.wait_for_selector("#tr-board .cell.pick")
     wrong = next(c for c in range(z.position.cells) if z.position.states[c] == 9 and c not in z.answer)
-    train_cell(page, z, wrong).tap()  # not proven either way: wrong
+    train_cell(page, z, wrong).tap()  # not proven either way: wrong (the answer stays hidden)
     page.wait_for_selector("#tr-board .cell.rv-played")
+    page.locator("#tr-giveup").tap()  # Show answer
+    page.wait_for_selector("#tr-board .cell.hint-mine")
     page.evaluate(BOARD_TOP)
     page.click("#tr-options-toggle")  # folded again, as a player would leave them
     page.evaluate("window.scrollTo(0, 0)")

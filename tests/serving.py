@@ -1,5 +1,5 @@
 """A real ``demine serve`` process on a free loopback port, for the tests whose behaviour depends on
-uvicorn or the operating system (shared by tests/web's process tests)."""
+uvicorn or the operating system (shared by tests/web's process tests), and raw requests to it."""
 
 from __future__ import annotations
 
@@ -60,3 +60,23 @@ def running(cmd: Sequence[str], port: int, **popen: Any) -> Iterator[tuple[str, 
         yield f"http://127.0.0.1:{port}", proc
     finally:
         stop(proc)
+
+
+def answer(s: socket.socket, timeout: float) -> bytes:
+    """What the server sent on ``s`` until it closed it or ``timeout`` seconds passed."""
+    s.settimeout(timeout)
+    out = b""
+    try:
+        while chunk := s.recv(65536):
+            out += chunk
+    except (TimeoutError, ConnectionResetError):
+        pass
+    return out
+
+
+def raw(port: int, request: bytes, timeout: float = 10) -> bytes:
+    """Send ``request``'s bytes as they are to the server on ``port``; what it answered (see
+    :func:`answer`)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        s.sendall(request)
+        return answer(s, timeout)

@@ -39,9 +39,13 @@ def player(client: TestClient) -> dict[str, str]:
     return {"authorization": f"Bearer {r.json()['token']}"}
 
 
-def play(client: TestClient, win: bool, seed: int = 7) -> dict[str, Any]:
-    """A beginner game won (every safe cell opened) or lost (a mine opened); its final view."""
-    gid = client.post("/api/games", json={"preset": "beginner", "rule": "safe", "seed": seed}).json()["id"]
+def play(
+    client: TestClient, win: bool, seed: int = 7, headers: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """A beginner game won (every safe cell opened) or lost (a mine opened); its final view. Made
+    with ``headers`` (a player's token: the game is theirs)."""
+    body = {"preset": "beginner", "rule": "safe", "seed": seed}
+    gid = client.post("/api/games", json=body, headers=headers or {}).json()["id"]
     v = client.post(f"/api/games/{gid}/moves", json={"kind": "reveal", "row": 0, "col": 0}).json()
     game: Game = client.app.state.service.session(gid).game  # type: ignore[attr-defined]
     mines = set(game.mine_cells())
@@ -59,8 +63,8 @@ def play(client: TestClient, win: bool, seed: int = 7) -> dict[str, Any]:
 def test_a_players_record_holds_their_finished_games_as_the_server_played_them(store_url: str) -> None:
     client = app_client(store_url)
     me = player(client)
-    won, lost = play(client, True), play(client, False, seed=8)
-    unfinished = client.post("/api/games", json={"preset": "beginner"}).json()["id"]
+    won, lost = play(client, True, headers=me), play(client, False, seed=8, headers=me)
+    unfinished = client.post("/api/games", json={"preset": "beginner"}, headers=me).json()["id"]
     r = client.post(
         "/api/players/me/games", json={"games": [won["id"], lost["id"], unfinished, "nope"]}, headers=me
     )
@@ -81,7 +85,7 @@ def test_a_players_record_holds_their_finished_games_as_the_server_played_them(s
 def test_a_players_list_is_never_readable_without_their_token(store_url: str) -> None:
     client = app_client(store_url)
     alice, bob = player(client), player(client)
-    g = play(client, True)
+    g = play(client, True, headers=alice)
     client.post("/api/players/me/games", json={"games": [g["id"]]}, headers=alice)
     assert client.get("/api/players/me/games", headers=bob).json()["games"] == []
     token = alice["authorization"].split()[1]
@@ -121,7 +125,7 @@ def test_the_server_keeps_only_a_hash_of_the_token(store_url: str) -> None:
 def test_a_player_deleted_takes_their_record_along(store_url: str) -> None:
     client = app_client(store_url)
     me = player(client)
-    g = play(client, False)
+    g = play(client, False, headers=me)
     client.post("/api/players/me/games", json={"games": [g["id"]]}, headers=me)
     assert client.delete(f"/api/players/me/games/{g['id']}", headers=me).status_code == 200
     assert client.delete(f"/api/players/me/games/{g['id']}", headers=me).status_code == 404
@@ -140,7 +144,7 @@ def test_records_expire_with_their_games_and_unused_players_go(store_url: str) -
     client = app_client(store_url, limits)
     rec = records_of(client)
     keeper, idle = player(client), player(client)
-    g = play(client, True)
+    g = play(client, True, headers=keeper)
     client.post("/api/players/me/games", json={"games": [g["id"]]}, headers=keeper)
     now = time.time()
     rec.expire(now + 500, every=0)  # the empty player idle past idle_expiry goes; the other stays
@@ -150,7 +154,8 @@ def test_records_expire_with_their_games_and_unused_players_go(store_url: str) -
     assert client.get("/api/players/me", headers=keeper).status_code == 401
     # a player in use stays while its games expire
     user = player(client)
-    client.post("/api/players/me/games", json={"games": [g["id"]]}, headers=user)
+    mine = play(client, True, headers=user)
+    client.post("/api/players/me/games", json={"games": [mine["id"]]}, headers=user)
     rec.player(user["authorization"].split()[1], now=now + 1450)  # a request at that time
     rec.expire(now + 1500, every=0)
     assert client.get("/api/players/me", headers=user).json()["games"] == 0
@@ -160,7 +165,7 @@ def test_a_record_holds_at_most_max_records_games_the_oldest_leaving_first(store
     limits = ServeLimits(games=None, moves=None, hints=None, analyses=None, records=None, max_records=2)
     client = app_client(store_url, limits)
     me = player(client)
-    ids = [play(client, False, seed=s)["id"] for s in (1, 2, 3)]
+    ids = [play(client, False, seed=s, headers=me)["id"] for s in (1, 2, 3)]
     for gid in ids:
         client.post("/api/players/me/games", json={"games": [gid]}, headers=me)
     assert [g["id"] for g in client.get("/api/players/me/games", headers=me).json()["games"]] == ids[1:]
@@ -182,7 +187,7 @@ def test_the_records_survive_a_restart_of_the_server(tmp_path: Any) -> None:
     url = str(tmp_path / "games.db")
     client = app_client(url)
     me = player(client)
-    g = play(client, True)
+    g = play(client, True, headers=me)
     client.post("/api/players/me/games", json={"games": [g["id"]]}, headers=me)
     client.app.state.service.close()  # type: ignore[attr-defined]
     again = app_client(url)
@@ -240,12 +245,16 @@ def test_a_game_played_with_hints_says_so_in_its_view_its_record_and_its_export(
     on the file showed them; a game played alone carries false."""
     client = app_client(store_url)
     me = player(client)
-    alone = play(client, True)
-    asked = client.post("/api/games", json={"preset": "beginner", "rule": "safe", "seed": 9}).json()["id"]
+    alone = play(client, True, headers=me)  # (made with the token: the player's games)
+    asked = client.post(
+        "/api/games", json={"preset": "beginner", "rule": "safe", "seed": 9}, headers=me
+    ).json()["id"]
     assert client.get(f"/api/games/{asked}").json()["hints_used"] is False
     client.get(f"/api/games/{asked}/hints?probabilities=1")  # before the first click, even
     assert client.get(f"/api/games/{asked}").json()["hints_used"] is True
-    with_move = client.post("/api/games", json={"preset": "beginner", "rule": "safe", "seed": 10}).json()
+    with_move = client.post(
+        "/api/games", json={"preset": "beginner", "rule": "safe", "seed": 10}, headers=me
+    ).json()
     v = client.post(
         f"/api/games/{with_move['id']}/moves?hints=1", json={"kind": "reveal", "row": 0, "col": 0}
     ).json()

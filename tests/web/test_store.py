@@ -29,12 +29,25 @@ def test_a_game_comes_back_as_it_was_saved(store_url: str) -> None:
         ended=1764050009.25,
         no_guess="complete",
         client="10.0.0.1",
+        owner="ab" * 32,
     )
     store.save(g, now=1764050009.25)
     back = open_store(store_url).load("a")  # from another connection
     assert back == g
     assert store.load("missing") is None and store.moves_count("missing") is None
     assert store.count() == 1 and store.live_games("10.0.0.1") == 0
+
+
+def test_a_database_made_before_the_owner_column_gets_it_at_open(store_url: str) -> None:
+    store = open_store(store_url)
+    with store._transaction() as db:
+        db.execute("ALTER TABLE games DROP COLUMN owner")
+    store.close()
+    again = open_store(store_url)
+    again.save(_game("new", owner="cd" * 32), now=1.0)
+    back = open_store(store_url).load("new")
+    assert back is not None and back.owner == "cd" * 32
+    again.close()
 
 
 def test_moves_are_appended_in_order_and_a_stale_append_is_refused(store_url: str) -> None:

@@ -640,12 +640,16 @@ def test_a_finished_game_is_reviewed_and_a_game_in_play_is_not(client: TestClien
     assert client.get(f"/api/games/{gid}/review").json() == r  # computed once, kept
 
 
-def test_restart_plays_the_same_board_and_keeps_a_drawn_seed_hidden(client: TestClient) -> None:
+def test_restart_of_a_finished_game_plays_its_board_and_keeps_a_drawn_seed_hidden(client: TestClient) -> None:
     first = new(client, preset="beginner", rule="zero")  # a drawn seed: hidden while playing
     gid = first["id"]
     client.post(f"/api/games/{gid}/moves", json={"kind": "reveal", "row": 4, "col": 4})
+    # in play: a new board of the same kind (tests/web/test_web_second_attack.py)
+    assert client.post(f"/api/games/{gid}/restart").json()["same_board"] is False
+    mine = live_game(client, gid).mine_cells()[0]
+    client.post(f"/api/games/{gid}/moves", json={"kind": "reveal", "row": mine // 9, "col": mine % 9})
     again = client.post(f"/api/games/{gid}/restart").json()
-    assert again["id"] != gid and again["seed"] is None and again["moves"] == 0
+    assert again["id"] != gid and again["seed"] is None and again["moves"] == 0 and again["same_board"]
     assert (again["width"], again["height"], again["mines"], again["rule"]) == (9, 9, 10, "zero")
     client.post(f"/api/games/{again['id']}/moves", json={"kind": "reveal", "row": 4, "col": 4})
     assert live_game(client, again["id"]).mine_cells() == live_game(client, gid).mine_cells()

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from demine.engine.game import Game, Move
-from tests.serving import free_port, running
+from tests.serving import free_port, raw, running
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="file-size limits and /proc are Linux's")
 
@@ -143,21 +143,12 @@ BAD_REQUESTS = {
 }
 
 
-def _raw(port: int, request: bytes) -> bytes:
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(request)
-        out = b""
-        while chunk := s.recv(65536):
-            out += chunk
-    return out
-
-
 def test_protocol_errors_come_in_the_error_shape_and_serve_prints_its_options(tmp_path: Path) -> None:
     options = ["--idle-expiry", "2", "--finished-expiry", "0.5", "--max-db-size", "100M", "--memory", "32M"]
     with _server(tmp_path / "games.db", *options) as (url, proc):
         port = int(url.rsplit(":", 1)[1])
         for what, request in BAD_REQUESTS.items():
-            answer = _raw(port, request)
+            answer = raw(port, request)
             head, _, body = answer.partition(b"\r\n\r\n")
             lines = head.decode("latin-1").split("\r\n")
             assert lines[0].startswith("HTTP/1.1 400"), (what, answer[:200])
@@ -247,13 +238,13 @@ def test_on_either_parser_bad_requests_slow_ones_and_garbage_meet_the_same_guard
     with _server(tmp_path / "games.db", *options) as (url, proc):
         port = int(url.rsplit(":", 1)[1])
         for what, request in BAD_REQUESTS.items():
-            head, _, body = _raw(port, request).partition(b"\r\n\r\n")
+            head, _, body = raw(port, request).partition(b"\r\n\r\n")
             assert head.startswith(b"HTTP/1.1 400"), (what, head[:200])
             assert b"x-content-type-options: nosniff" in head, what
             assert set(json.loads(body)) == {"error"}, what
         if http == "httptools":
             for _ in range(50):
-                assert _raw(port, b"x-slow: 1\r\n").startswith(b"HTTP/1.1 400")
+                assert raw(port, b"x-slow: 1\r\n").startswith(b"HTTP/1.1 400")
         with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
             s.sendall(b"GET / HTTP/1.1\r\nhost: x\r\n")
             t0 = time.monotonic()

@@ -339,3 +339,39 @@ def test_a_review_prepared_in_the_background_says_so_then_shows(page: Page, live
         expect(page.locator("#review-marks button", has_text="hit a mine")).to_have_count(1)
     finally:
         service.limits = kept
+
+
+def test_restart_deals_a_new_board_in_play_and_the_same_one_once_over(
+    page: Page, live_server: LiveServer
+) -> None:
+    """Issue 57: a restart of a game in play would show its mines to anyone who loses the copy; the
+    page's Restart then deals a new board of the same kind and says so, and replays a board once
+    its game is over. By keyboard here (the button is a plain button)."""
+    start_game(page, live_server.url, "beginner", "safe", "")  # a drawn seed
+    service = live_server.service
+
+    def game_id() -> str:
+        return str(page.evaluate("new URL(location.href).searchParams.get('game')"))
+
+    cell(page, "board", 4, 4).click()
+    expect(cell(page, "board", 4, 4)).to_contain_class("open")
+    first = game_id()
+    assert "new board" in (page.locator("#restart").get_attribute("title") or "")
+    page.focus("#restart")
+    page.keyboard.press("Enter")
+    expect(page.locator("#why")).to_contain_text("A new board of the same kind")
+    expect(page.locator("#board .cell.open")).to_have_count(0)
+    copy = game_id()
+    assert copy != first and service.session(copy).game.seed != service.session(first).game.seed
+    # lose the first game (Back returns to it), then Restart: its board again, no message
+    page.go_back()
+    expect(cell(page, "board", 4, 4)).to_contain_class("open")
+    mine = service.session(first).game.mine_cells()[0]
+    cell(page, "board", mine // 9, mine % 9).click()
+    expect(page.locator("#face")).to_have_text("lost")
+    expect(page.locator("#restart")).to_have_attribute("title", "the same board again (key r)")
+    page.click("#restart")
+    expect(page.locator("#face")).to_have_text("playing")
+    expect(page.locator("#why")).not_to_contain_text("A new board")
+    again = game_id()
+    assert again not in (first, copy) and service.session(again).game.seed == service.session(first).game.seed

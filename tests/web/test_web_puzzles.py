@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 
 from demine.puzzles import read_puzzles
 from demine.web.app import create_app
+from demine.web.limits import ServeLimits
 
 PUZZLES = {p.id: p for p in read_puzzles()}
 
@@ -48,9 +49,18 @@ def test_a_right_and_a_wrong_answer_with_the_proof_and_the_rating(client: TestCl
     # the message names cells as the API does, (row,col) from 0 (the page shows them its own way)
     r, c = divmod(cell, w)
     assert f"Right: ({r},{c}) is safe: the " in v["message"], v["message"]
+    assert v["revealed"] and [list(divmod(c, w)) for c in p.answer] == v["answer"]
     wrong = next(c for c in range(p.position.cells) if p.position.states[c] == 9 and c not in p.answer)
     v = client.post(f"/api/puzzles/{p.id}/answer", json={"cell": list(divmod(wrong, w)), "player": me}).json()
-    assert not v["right"] and v["done"] and v["cell"] is not None and v["player"]["rating"] < 1500
+    assert not v["right"] and v["done"] and v["player"]["rating"] < 1500
+    # the answer stays hidden (issue 57): the cell played is named, not a right one
+    assert (
+        not v["revealed"] and "answer" not in v and v["proof"] == [] and v["cell"] == list(divmod(wrong, w))
+    )
+    given = client.post(f"/api/puzzles/{p.id}/give-up", json={"player": me}).json()
+    assert given["revealed"] and given["answer"] == [list(divmod(c, w)) for c in p.answer]
+    assert given["cell"] is not None and list(divmod(p.answer[0], w)) in given["answer"]
+    assert given["player"]["rating"] < 1500 and not given["counted"]  # (this address's attempt counted)
 
 
 def test_an_all_puzzle_is_answered_move_by_move(client: TestClient) -> None:
@@ -65,10 +75,13 @@ def test_an_all_puzzle_is_answered_move_by_move(client: TestClient) -> None:
         assert v["right"], v
         marked.append(rc)
     assert v["done"] and v["left"] == 0
-    # a mine opened fails at once
+    assert v["revealed"] and len(v["answer"]) == len(p.answer)
+    # a mine opened fails at once, the answer kept hidden
     mine = p.mines[0]
     v = client.post(f"/api/puzzles/{p.id}/answer", json={"cell": list(divmod(mine, w))}).json()
-    assert not v["right"] and v["done"]
+    assert not v["right"] and v["done"] and not v["revealed"] and "mines" not in v
+    r, c = divmod(mine, w)
+    assert v["message"] == f"Wrong: ({r},{c}) is not proven safe."
 
 
 def test_a_coin_needs_the_call_and_bad_cells_are_named(client: TestClient) -> None:
@@ -106,27 +119,41 @@ def _token(client: TestClient) -> dict[str, str]:
     return {"authorization": f"Bearer {client.post('/api/players').json()['token']}"}
 
 
-def test_attempts_move_the_puzzles_rating_once_per_player_and_it_is_served(store_url: str) -> None:
+def _moved(p: Any, player: Any, credit: float, shift: float = 100.0) -> float:
+    """The puzzle's rating after one counted attempt against ``player``: Glicko-2's update, at most
+    ``shift`` away."""
     from demine.puzzles import Rating, attempt
 
+    after = attempt(player, Rating(p.rating, p.rd), credit)[1].rating
+    return min(p.rating + shift, max(p.rating - shift, after))
+
+
+def test_attempts_move_the_puzzles_rating_once_per_address_and_it_is_served(store_url: str) -> None:
+    from demine.puzzles import Rating
+
     p, q = [z for z in PUZZLES.values() if z.kind == "safe"][:2]
-    with TestClient(create_app(store_url)) as client:
+    limits = ServeLimits(trust_proxy=True)
+    here, there = {"x-forwarded-for": "198.51.100.1"}, {"x-forwarded-for": "198.51.100.2"}
+    with TestClient(create_app(store_url, limits=limits)) as client:
         me = {"rating": 1500, "rd": 200, "volatility": 0.06}
-        v = _answer(client, p, p.answer[0], player=me)
-        # solved: the puzzle lost its game against the player, by Glicko-2's own update
-        expect = attempt(Rating(1500, 200, 0.06), Rating(p.rating, p.rd), 1.0)[1]
+        v = _answer(client, p, p.answer[0], headers=here, player=me)
+        # solved: the puzzle lost its game against a newcomer (what the server has seen of this
+        # address), by Glicko-2's own update
+        expect = _moved(p, Rating(), 1.0)
         assert v["counted"] and v["puzzle"]["attempts"] == 1 and v["puzzle"]["solved"] == 1
-        assert v["puzzle"]["rating"] == round(expect.rating) < round(p.rating)
+        assert v["puzzle"]["rating"] == round(expect) < round(p.rating)
         served = client.get(f"/api/puzzles/{p.id}").json()
-        assert served["rating"] == round(expect.rating) and served["attempts"] == 1 and served["solved"] == 1
-        # the same client again (solving or failing it) is not counted a second time
-        v = _answer(client, p, _wrong(p), player=me)
+        assert served["rating"] == round(expect) and served["attempts"] == 1 and served["solved"] == 1
+        # the same address again (solving or failing it, with a token or not) is not counted again
+        v = _answer(client, p, _wrong(p), headers=here, player=me)
         assert not v["counted"] and v["puzzle"]["attempts"] == 1
-        assert client.get(f"/api/puzzles/{p.id}").json()["rating"] == round(expect.rating)
-        # another player (by its token) counts: a failure raises the puzzle again
-        v = _answer(client, p, _wrong(p), headers=_token(client), player=me)
+        v = _answer(client, p, _wrong(p), headers={**here, **_token(client)}, player=me)
+        assert not v["counted"] and v["puzzle"]["attempts"] == 1
+        assert client.get(f"/api/puzzles/{p.id}").json()["rating"] == round(expect)
+        # another address counts: a failure raises the puzzle again
+        v = _answer(client, p, _wrong(p), headers=there, player=me)
         assert v["counted"] and v["puzzle"]["attempts"] == 2 and v["puzzle"]["solved"] == 1
-        assert v["puzzle"]["rating"] > round(expect.rating)
+        assert v["puzzle"]["rating"] > round(expect)
         # a puzzle nobody tried keeps its shipped rating; a wrong token is refused
         assert client.get(f"/api/puzzles/{q.id}").json()["rating"] == round(q.rating)
         r = client.post(
@@ -141,8 +168,8 @@ def test_attempts_move_the_puzzles_rating_once_per_player_and_it_is_served(store
         assert got["attempts"] == 2 and got["rating"] == v["puzzle"]["rating"]
 
 
-def test_an_all_puzzle_counts_once_done_and_a_claimed_rating_is_bounded() -> None:
-    from demine.puzzles import Rating, attempt
+def test_an_all_puzzle_counts_once_done_and_a_claimed_rating_has_no_weight() -> None:
+    from demine.puzzles import Rating
 
     p = next(z for z in PUZZLES.values() if z.kind == "all" and z.mines and z.safe)
     w = p.position.width
@@ -151,18 +178,15 @@ def test_an_all_puzzle_counts_once_done_and_a_claimed_rating_is_bounded() -> Non
         v = _answer(client, p, first)
         assert not v["done"] and "counted" not in v
         assert client.get(f"/api/puzzles/{p.id}").json()["attempts"] == 0
-        # a player claiming 4000 with no doubt who fails: counted as 2500 with a deviation of 100
+        # a player claiming 4000 with no doubt who fails: weighed as the newcomer the server saw
         boast = {"rating": 4000, "rd": 1, "volatility": 0.06}
         v = _answer(client, p, p.mines[0], marked=[list(divmod(first, w))], player=boast)
         assert v["done"] and not v["right"] and v["counted"]
-        expect = attempt(Rating(2500, 100, 0.06), Rating(p.rating, p.rd), 0.0)[1]
-        assert v["puzzle"]["rating"] == round(expect.rating)
-        unbounded = attempt(Rating(4000, 1, 0.06), Rating(p.rating, p.rd), 0.0)[1]
-        assert unbounded.rating - p.rating > expect.rating - p.rating  # the bound took effect
+        assert v["puzzle"]["rating"] == round(_moved(p, Rating(), 0.0))
+        assert v["player"]["rating"] < 4000  # (the page's own rating, from its claim)
 
 
 def test_attempt_marks_expire_and_are_capped_but_the_ratings_stay(tmp_path: Any) -> None:
-    from demine.puzzles import Rating
     from demine.web.limits import ServeLimits
     from demine.web.puzzles import PuzzleStats
     from demine.web.store import open_store
@@ -172,29 +196,31 @@ def test_attempt_marks_expire_and_are_capped_but_the_ratings_stay(tmp_path: Any)
     ps = [z for z in PUZZLES.values() if z.kind == "safe"][:5]
     day = 86400.0
     for i, p in enumerate(ps):
-        assert stats.count(p, "c:x", Rating(), 1.0, now=1000 * day + i)[0]
-    assert not stats.count(ps[0], "c:x", Rating(), 1.0, now=1000 * day + 10)[0]
+        assert stats.count(p, "c:x", "c:x", 1.0, now=1000 * day + i)[0]
+    assert not stats.count(ps[0], "c:x", "c:x", 1.0, now=1000 * day + 10)[0]
     with store._connection() as db:
         (n,) = db.execute("SELECT COUNT(*) FROM puzzle_attempts").fetchone()
     assert n == 5
     assert stats.expire(1000 * day + 100) == 2  # the oldest two past max_attempts
-    assert stats.count(ps[0], "c:x", Rating(), 1.0, now=1000 * day + 101)[0]  # its mark was gone
+    assert stats.count(ps[0], "c:x", "c:x", 1.0, now=1000 * day + 101)[0]  # its mark was gone
+    assert stats.seen("c:x") is not None
     assert stats.expire(1031 * day + 200) == 4  # 30 days later every mark (3 + the new one) has expired
     assert all(stats.get(p.id) is not None for p in ps) and stats.get(ps[0].id).attempts == 2  # type: ignore[union-attr]
+    assert stats.seen("c:x") is None  # (the player's learned rating went with its marks)
     store.close()
 
 
 def test_a_puzzle_whose_learned_rating_left_its_band_is_served_in_the_new_one() -> None:
-    """Many strong players fail an easy puzzle: its learned rating climbs out of "easy", and
+    """Many players fail an easy puzzle: its learned rating climbs out of "easy", and
     /next serves it under the difficulty it has now (the one it is shown with)."""
-    from demine.puzzles import Rating, band
+    from demine.puzzles import band
 
     p = next(z for z in PUZZLES.values() if z.kind == "safe" and z.difficulty == "easy")
     with TestClient(create_app(":memory:")) as client:
         stats = client.app.state.puzzle_stats  # type: ignore[attr-defined]
         k = 0
         while band(stats.get(p.id).rating if stats.get(p.id) else p.rating) == "easy":
-            assert stats.count(p, f"c:strong{k}", Rating(2500, 100), 0.0)[0]
+            assert stats.count(p, f"c:strong{k}", f"c:strong{k}", 0.0)[0]
             k += 1
             assert k < 200
         now = band(stats.get(p.id).rating)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.serving import free_port, running
+from tests.serving import answer, free_port, running
 
 pytest.importorskip("uvicorn")
 
@@ -32,18 +32,6 @@ def _serve(tmp: Path, *args: str, log: list[str] | None = None) -> Iterator[int]
         err = proc.communicate(timeout=20)[1] or b""
         if log is not None:
             log.append(err.decode(errors="replace"))
-
-
-def _answer(s: socket.socket, timeout: float) -> bytes:
-    """What the server sent on ``s`` until it closed it or ``timeout`` seconds passed."""
-    s.settimeout(timeout)
-    out = b""
-    try:
-        while chunk := s.recv(65536):
-            out += chunk
-    except (TimeoutError, ConnectionResetError):
-        pass
-    return out
 
 
 @pytest.mark.parametrize("http", ["h11", "httptools"])
@@ -74,7 +62,7 @@ def test_a_head_that_never_ends_is_refused_after_a_few_kilobytes(
                 sent += len(more)
         except OSError:
             pass  # (closed by the server)
-        head, _, body = _answer(s, 3).partition(b"\r\n\r\n")
+        head, _, body = answer(s, 3).partition(b"\r\n\r\n")
     assert head.startswith((b"HTTP/1.1 431", b"HTTP/1.1 400")), (sent, head[:100])
     assert b"x-content-type-options: nosniff" in head
     assert set(json.loads(body)) == {"error"}
@@ -100,7 +88,7 @@ def test_upgrade_requests_and_garbage_leave_the_log_short(tmp_path: Path, http: 
         for _ in range(100):
             with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
                 s.sendall(b"HELLO\r\n\r\n")
-                assert _answer(s, 5).startswith(b"HTTP/1.1 400")
+                assert answer(s, 5).startswith(b"HTTP/1.1 400")
     assert len(log[0]) < 2000 and "Upgrade" not in log[0] and "Invalid HTTP" not in log[0], log[0][-2000:]
 
 
@@ -119,7 +107,7 @@ def test_a_head_read_in_pieces_then_a_big_body_is_not_taken_for_a_long_head(
         s.sendall(head[:5000])
         time.sleep(0.3)  # (two reads: the head's end comes with the body)
         s.sendall(head[5000:] + body)
-        got = _answer(s, 6)
+        got = answer(s, 6)
     assert got.startswith((b"HTTP/1.1 200", b"HTTP/1.1 422")), got[:300]
 
 
@@ -161,6 +149,6 @@ def test_a_request_without_host_is_told_so_on_httptools(tmp_path: Path) -> None:
         socket.create_connection(("127.0.0.1", port), timeout=10) as s,
     ):
         s.sendall(b"GET /api/games/abc HTTP/1.1\r\n\r\n")
-        head, _, body = _answer(s, 5).partition(b"\r\n\r\n")
+        head, _, body = answer(s, 5).partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 400") and b"x-frame-options: DENY" in head, head
     assert "host header" in json.loads(body)["error"].lower(), body

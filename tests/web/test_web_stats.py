@@ -232,6 +232,15 @@ def test_a_record_on_the_server_is_reached_only_with_its_token(browser: Any, liv
     other.get_by_label("on the server").check()  # a new player of its own: empty
     expect(other.locator("#record-msg")).to_contain_text("Kept on the server now")
     expect(other.locator("#games-table tbody tr")).to_have_count(0)
+    # a game of the first browser, finished here from its link, joins neither record (issue 57)
+    start(page, server, "47")
+    shared = game_id(page)
+    other.goto(f"{server}/?game={shared}")
+    expect(other.locator("#board .cell")).to_have_count(81)
+    finish(other, app, win=False)
+    expect(other.locator("#record-msg")).to_contain_text("another browser made it")
+    expect(other.locator("#games-table tbody tr")).to_have_count(0)
+    assert app.state.records.add(app.state.records.player(token), [shared])["refused"] == [shared]
     other.fill("#record-token-in", token + "x")
     other.click("#record-token-use")
     expect(other.locator("#record-msg")).to_contain_text("refused")

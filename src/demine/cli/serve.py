@@ -97,7 +97,9 @@ def add_serve(sub: Any) -> None:
         choices=("auto", "h11", "httptools"),
         default="auto",
         help="the HTTP/1.1 parser: httptools (in C, part of the web extra), h11 (pure Python) or "
-        "auto (the default: httptools when installed, else h11); the same guards on each",
+        "auto (the default: httptools when installed, else h11); the same guards on each, and on "
+        "both a request with both Content-Length and Transfer-Encoding, a folded header or lines "
+        "ended by a bare LF gets 400",
     )
     p.add_argument(
         "--refusal-delay",

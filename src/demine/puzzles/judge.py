@@ -137,3 +137,44 @@ class AllAttempt:
             " All found!" if done else f" {self.left} to go."
         )
         return Verdict(True, done, msg, cell, p.proof[cell][1])
+
+
+def unrevealed(
+    p: Puzzle, cell: int, flag: bool = False, share: float | None = None, name: CellNamer = letter_name
+) -> str:
+    """The words for a wrong answer (``cell`` opened, or flagged in an ``all`` puzzle) that keep
+    the answer hidden, for a player who may try again (the web's Train tab: a wrong answer showed
+    the right one, so one try told every other client the answer, issue 57). They say only what
+    is wrong with the cell played, never which cell is right; cells named with ``name``."""
+    played = name(p, cell)
+    if p.kind == "all":
+        return f"Wrong: {played} is not proven {'a mine' if flag else 'safe'}."
+    if p.kind == "safe":
+        return f"Wrong: {played} is not proven safe: it may hold a mine."
+    if p.kind == "guess":
+        kept = "" if share is None else f": it keeps {share:.0%} of the best chance"
+        return f"Wrong: {played} is not the best guess{kept}."
+    return "Wrong: your call or your cell is not the best answer."
+
+
+def solution(p: Puzzle, name: CellNamer = letter_name) -> Verdict:
+    """The puzzle's answer told, for a player who gives up (or whose wrong answer it was): the cell
+    whose proof is the simplest, with its proof, and words that say the answer (cells named with
+    ``name``)."""
+    if p.kind in ("safe", "all"):
+        shown = _easiest(p, p.answer)
+        what = "a mine" if shown in p.mines else "safe"
+        more = ""
+        if p.kind == "all":
+            n_mines = len(p.mines)
+            more = f" The proven cells, shown: {len(p.answer) - n_mines} safe, {n_mines} mines."
+        text = f"The answer: {name(p, shown)} is {what}: {_why(p, shown, name)}.{more}"
+        return Verdict(False, True, text, shown, p.proof[shown][1])
+    best = p.answer[0]
+    chance = f"{name(p, best)} wins {max(p.chances.values()):.1%}" if p.chances else name(p, best)
+    if p.kind == "coin":
+        truth = "a true 50/50: guess it now" if p.fifty else "not a true 50/50 yet: learn something first"
+        text = f"The answer: it is {truth}; the best cell, {chance}."
+    else:
+        text = f"The answer: the best guess is {chance}."
+    return Verdict(False, True, text, best, p.proof.get(best, ("", ()))[1])

@@ -3,6 +3,10 @@
 API (cells are ``[row, col]``; errors are ``{"error": message}`` with a 4xx status):
 
 - ``POST /api/games`` ``{preset | width, height, mines; rule; seed; no_guess}`` → the game's view
+  (the game is its maker's: the player's token, or the page's key in ``X-Demine-Owner``, whose
+  record alone may hold it: :mod:`demine.web.records`)
+- ``POST /api/games/{id}/restart`` → a new game of its kind, on its board once it is over (or its seed
+  was chosen), else on a fresh seed: ``same_board`` says which
 - ``GET /api/games/{id}`` → its view; ``POST /api/games/{id}/moves`` ``{kind, row, col}`` → the new view
   (``?hints=1`` adds the new position's hints, so a click with hints on is one request; they leave
   the best guess out, marked ``guess_pending``, for ``/hint`` or ``/hints`` to give)
@@ -46,9 +50,9 @@ from demine.web.fastpaths import json_response as _json
 from demine.web.finished import analysis_json
 from demine.web.limits import KINDS, PACE_BURST, Busy, ClientGate, RateLimiter, ServeLimits, TooManyRequests
 from demine.web.puzzles import PuzzleStats, add_puzzle_routes
-from demine.web.records import Records, add_routes
+from demine.web.records import Records, add_routes, owner_of
 from demine.web.service import MAX_PASTE, Conflict, NotFound, Service
-from demine.web.store import Store, StoreUnavailable, open_store
+from demine.web.store import Store, StoreUnavailable, check_folder, open_store, readable_by_others
 from demine.web.workers import ANALYSIS, CLIENT
 
 STATIC = Path(__file__).parent / "static"
@@ -292,16 +296,19 @@ def create_app(
     async def new_game(body: NewGame, request: Request) -> Response:
         who = client(request)
         rate.hit("games", who)
+        owner = owner_of(request)  # (whose record may hold it once it is over)
         # off the event loop: it writes the game and, once a minute, deletes the expired ones
-        made = await asyncio.to_thread(service.new_game, **body.model_dump(), client=who)
+        made = await asyncio.to_thread(service.new_game, **body.model_dump(), client=who, owner=owner)
         return _json(made)
 
     @app.post("/api/games/{game_id}/restart")
     async def restart(game_id: str, request: Request) -> Response:
-        """A new game on the same board (size, rule, no-guess mode and seed)."""
+        """A new game of the same kind (size, rule, no-guess mode): on the same board once the game
+        is over or when its seed was chosen, else on a new one (``same_board`` says which)."""
         who = client(request)
         rate.hit("games", who)
-        return _json(await asyncio.to_thread(service.restart, game_id, client=who))
+        owner = owner_of(request)
+        return _json(await asyncio.to_thread(service.restart, game_id, client=who, owner=owner))
 
     @app.get("/api/games/{game_id}")
     def get_game(game_id: str, request: Request) -> Response:
@@ -505,19 +512,6 @@ def _size(n: int | None) -> str:
     return f"{n} bytes"
 
 
-def _check_folder(path: Path, make: bool) -> None:
-    """The games file's folder: made with ``make`` (the default place), else it must be there
-    (as for any file a command writes); or say clearly why it cannot be (a file where a folder of
-    the path should be, a folder missing)."""
-    for folder in (path.parent, *path.parent.parents):
-        if folder.exists() and not folder.is_dir():
-            raise DemineError(f"cannot keep the games in {path}: {folder} is a file, not a folder")
-    if make:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    elif not path.parent.is_dir():
-        raise DemineError(f"cannot keep the games in {path}: no folder {path.parent} (make it first)")
-
-
 def say(text: str) -> None:
     """A line of ``serve``'s at start, folded to the terminal (whole in a log), at once."""
     print(fold(text, "  "), flush=True)
@@ -540,8 +534,9 @@ def serve(
     from demine.web.server import max_connections, run
 
     where = str(db) if db is not None else str(default_db())
-    if not where.startswith(("postgresql://", "postgres://")):
-        _check_folder(Path(where), make=db is None)
+    local = not where.startswith(("postgresql://", "postgres://"))
+    if local:
+        check_folder(Path(where), make=db is None)
     if workers is None:
         cpus = os.cpu_count() or 1
         workers = cpus if cpus > 1 else 0
@@ -552,6 +547,8 @@ def serve(
     finally:
         store.close()
     say(f"demine: games in {shown}, {workers} hint workers; open http://{host}:{port}/")
+    if local and (warning := readable_by_others(Path(where))):
+        print(warning, file=sys.stderr, flush=True)
     say(
         f"demine: unfinished games expire after {limits.idle_expiry / 86400:g} days without a move, "
         f"finished ones after {limits.finished_expiry / 86400:g} days; the games are kept under "

@@ -16,16 +16,18 @@ import math
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeVar
 
 from limits import RateLimitItem, parse_many
 
 from demine.analysis import Limit
 from demine.errors import DemineError, InputError
 from demine.web.hints import GUESS_LIMIT
+
+K = TypeVar("K")
 
 Kind = Literal["games", "moves", "hints", "analyses", "records", "views", "exports"]
 #: The kinds of request with a rate, in the order the server lists them.
@@ -204,6 +206,33 @@ class ServeLimits:
             raise InputError(f"review_wait must be between 0 and 60 seconds, got {self.review_wait}")
         if self.heavy_queue < 0 or self.idle_expiry <= 0 or self.finished_expiry <= 0:
             raise InputError("heavy_queue must be at least 0 and the expiry times positive")
+
+
+def fair_cuts(totals: Mapping[K, int], room: int) -> dict[K, int]:
+    """How much each holder of ``totals`` gives up so that together they fit in ``room``, the
+    largest first: every holder over a level is cut down to it, the highest level at which all
+    fits, and a holder under it keeps all it has (max-min fairness, "water filling"), so the
+    holders of much lose before the holders of little. Only the holders cut are named. O(n log n).
+
+    >>> fair_cuts({"flood": 900, "a": 50, "b": 50}, 500)
+    {'flood': 500}
+    >>> fair_cuts({"x": 300, "y": 300, "small": 10}, 410)
+    {'x': 100, 'y': 100}
+    >>> fair_cuts({"a": 5}, 10)
+    {}
+    """
+    excess = sum(totals.values()) - room
+    if excess <= 0:
+        return {}
+    sizes = sorted(totals.values(), reverse=True)
+    held, level = 0, 0
+    for k, size in enumerate(sizes, 1):
+        held += size
+        below = sizes[k] if k < len(sizes) else 0
+        if held - k * below >= excess:  # the k largest, cut to one level, free enough
+            level = max(0, (held - excess) // k)
+            break
+    return {h: t - level for h, t in totals.items() if t > level}
 
 
 class RateLimiter:

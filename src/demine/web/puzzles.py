@@ -10,10 +10,15 @@ API (errors are ``{"error": message}``):
 - ``GET /api/puzzles/daily`` → today's puzzle (UTC), the same for everyone
 - ``GET /api/puzzles/{id}`` → that puzzle
 - ``POST /api/puzzles/{id}/answer`` ``{cell: [row, col], flag, fifty, marked: [[row, col], ...],
-  player: {rating, rd, volatility}}`` → ``{right, done, message, cell, proof, share, left,
-  answer, mines, player, counted, puzzle}``: for an ``all`` puzzle one move at a time
-  (``marked``: the cells already marked right); once done, the answer, the player's new Glicko-2
-  rating, whether the attempt was counted and the puzzle's rating, attempts and solves after it.
+  player: {rating, rd, volatility}}`` → ``{right, done, revealed, message, cell, proof, share,
+  left, answer, mines, fifty, player, counted, puzzle}``: for an ``all`` puzzle one move at a time
+  (``marked``: the cells already marked right); once done (solved or failed), the player's new
+  Glicko-2 rating (from the one it sent), whether the attempt was counted and the puzzle's rating,
+  attempts and solves after it. The answer (``answer``, ``mines``, ``fifty``, and a right cell's
+  proof) comes only with a right answer (``revealed``): a wrong one says what is wrong with the
+  cell played, and the player may try again (not counted again) or give up.
+- ``POST /api/puzzles/{id}/give-up`` ``{player}`` → the same, revealed: the answer with the
+  simplest proof; counted as a failed attempt when the client's attempt was not counted yet.
 
 A puzzle is ``{id, kind, question, width, height, mines, rows, themes, rating, difficulty,
 source, pair, attempts, solved}`` (rows as in the games: ``H`` covered, ``0``-``8`` numbers;
@@ -21,10 +26,14 @@ source, pair, attempts, solved}`` (rows as in the games: ``H`` covered, ``0``-``
 
 The puzzles' ratings learn from the attempts (:class:`PuzzleStats`, in the games' database,
 SQLite or PostgreSQL): a finished attempt is a Glicko-2 game between the player and the puzzle,
-counted once per puzzle for each player (the player's token when the request carries one, else
-the client's address, kept as a hash) while its mark lasts (``finished_expiry``, as the games).
-The rating the player sends is only trusted within bounds (500-2500, a deviation of at least
-100), so one client cannot throw a puzzle's rating far.
+counted once per puzzle for each client's address (kept as a hash), whatever token it sends, while
+its mark lasts (``finished_expiry``, as the games). The player's side of that game is the rating
+the server has seen it earn (its token's when it sends one, else its address's: Glicko-2 from its
+counted attempts, a newcomer's 1500 with a deviation of 350 at first, which Glicko weighs little);
+the rating the page sends is the player's own claim, used only for the player's own new rating in
+the reply. One counted attempt moves a puzzle by at most ``max_shift`` (100) points, so one
+address moves it by at most that much while its mark lasts. (Issue 57: each of 150 tokens of one
+address counted, each claiming 2500, and the daily puzzle went from 1160 to 3198 in 45 s.)
 """
 
 from __future__ import annotations
@@ -45,10 +54,11 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from demine.puzzles import Puzzle, Rating, attempt, daily, read_puzzles
-from demine.puzzles.judge import AllAttempt, judge
+from demine.puzzles.judge import AllAttempt, Verdict, judge, solution, unrevealed
 from demine.puzzles.model import BANDS, band
 from demine.web.fastpaths import json_response as _json
 from demine.web.limits import RateLimiter, ServeLimits
+from demine.web.records import bearer_of
 from demine.web.store import Store
 
 #: The most ids ``seen`` may name.
@@ -86,11 +96,17 @@ CREATE TABLE IF NOT EXISTS puzzle_attempts (
 )
 """,
     "CREATE INDEX IF NOT EXISTS puzzle_attempts_at ON puzzle_attempts (at)",
+    """
+CREATE TABLE IF NOT EXISTS puzzle_players (
+    who TEXT PRIMARY KEY,         -- p: and the player's token hash, or c: and a hash of the address
+    rating REAL NOT NULL,         -- Glicko-2, learned from its counted attempts only
+    rd REAL NOT NULL,
+    volatility REAL NOT NULL,
+    updated REAL NOT NULL
 )
-#: The player's rating as the puzzle's update sees it: the rating the page sends is the player's
-#: own claim, so it is kept within these bounds (rating) and at least this deviation.
-TRUSTED_RATING = (500.0, 2500.0)
-TRUSTED_RD = 100.0
+""",
+    "CREATE INDEX IF NOT EXISTS puzzle_players_updated ON puzzle_players (updated)",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,13 +122,23 @@ class Learned:
 
 class PuzzleStats:
     """The puzzles' ratings, attempts and solves, learned from the answers (see the module's note),
-    in the games' database. ``max_attempts``: the most attempt marks kept (the oldest go first)."""
+    in the games' database. ``max_attempts``: the most attempt marks kept, and the most players'
+    learned ratings (the oldest go first); ``max_shift``: the most one counted attempt moves a
+    puzzle's rating."""
 
-    def __init__(self, store: Store, limits: ServeLimits, max_attempts: int = 200_000, cache: float = 10.0):
+    def __init__(
+        self,
+        store: Store,
+        limits: ServeLimits,
+        max_attempts: int = 200_000,
+        cache: float = 10.0,
+        max_shift: float = 100.0,
+    ):
         self.store = store
         self.limits = limits
         self.max_attempts = max_attempts
         self.cache = cache
+        self.max_shift = max_shift
         self._all: tuple[float, dict[str, Learned]] | None = None
         self._expired_at = 0.0
         self._lock = threading.Lock()
@@ -159,20 +185,20 @@ class PuzzleStats:
         return learned
 
     def count(
-        self, p: Puzzle, who: str, player: Rating, credit: float, now: float | None = None
+        self, p: Puzzle, mark: str, rater: str, credit: float, now: float | None = None
     ) -> tuple[bool, Learned]:
-        """Count a finished attempt of ``p`` by ``who`` (once per puzzle and ``who``): the puzzle's
-        Glicko-2 rating moves against the player's (bounded, see :data:`TRUSTED_RATING`). Returns
-        whether it was counted, and the puzzle as learned after it."""
+        """Count a finished attempt of ``p`` once per puzzle and ``mark`` (the client's address,
+        :func:`who_of`): a Glicko-2 game between the puzzle and ``rater`` (whose learned rating
+        stands for the player: its token's, or its address's) scoring ``credit`` for the player.
+        Both ratings move; the puzzle's by at most :attr:`max_shift`. Returns whether it was
+        counted, and the puzzle as learned after it."""
         now = time.time() if now is None else now
         self.expire(now)
-        lo, hi = TRUSTED_RATING
-        trusted = Rating(min(hi, max(lo, player.rating)), max(TRUSTED_RD, player.rd), player.volatility)
         with self.store._transaction(lock_for="puzzles") as db:
             fresh = db.execute(
                 "INSERT INTO puzzle_attempts (puzzle, who, at) VALUES (?, ?, ?) "
                 "ON CONFLICT (puzzle, who) DO NOTHING",
-                (p.id, who, now),
+                (p.id, mark, now),
             ).rowcount
             db.execute(
                 "INSERT INTO puzzle_ratings (id, rating, rd, volatility, attempts, solved, updated) "
@@ -187,17 +213,37 @@ class PuzzleStats:
             old = Learned(float(row[0]), float(row[1]), float(row[2]), int(row[3]), int(row[4]))
             if fresh != 1:
                 return False, old
-            after = attempt(trusted, Rating(old.rating, old.rd, old.volatility), credit)[1]
+            seen = db.execute(
+                "SELECT rating, rd, volatility FROM puzzle_players WHERE who = ?" + self.store.ROW_LOCK,
+                (rater,),
+            ).fetchone()
+            player = Rating() if seen is None else Rating(float(seen[0]), float(seen[1]), float(seen[2]))
+            mine, after = attempt(player, Rating(old.rating, old.rd, old.volatility), credit)
+            shift = max(-self.max_shift, min(self.max_shift, after.rating - old.rating))
             new = Learned(
-                after.rating, after.rd, after.volatility, old.attempts + 1, old.solved + (credit >= 1.0)
+                old.rating + shift, after.rd, after.volatility, old.attempts + 1, old.solved + (credit >= 1.0)
             )
             db.execute(
                 "UPDATE puzzle_ratings SET rating = ?, rd = ?, volatility = ?, attempts = ?, solved = ?, "
                 "updated = ? WHERE id = ?",
                 (new.rating, new.rd, new.volatility, new.attempts, new.solved, now, p.id),
             )
+            db.execute(
+                "INSERT INTO puzzle_players (who, rating, rd, volatility, updated) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (who) DO UPDATE SET rating = excluded.rating, rd = excluded.rd, "
+                "volatility = excluded.volatility, updated = excluded.updated",
+                (rater, mine.rating, mine.rd, mine.volatility, now),
+            )
         self._all = None
         return True, new
+
+    def seen(self, rater: str) -> Rating | None:
+        """The rating the server has seen ``rater`` earn (None: no counted attempt yet)."""
+        with self.store._connection() as db:
+            row = db.execute(
+                "SELECT rating, rd, volatility FROM puzzle_players WHERE who = ?", (rater,)
+            ).fetchone()
+        return None if row is None else Rating(float(row[0]), float(row[1]), float(row[2]))
 
     def expire(self, now: float, every: float = 60.0) -> int:
         """Forget attempt marks older than ``finished_expiry`` and the oldest past
@@ -207,10 +253,9 @@ class PuzzleStats:
             if now - self._expired_at < every:
                 return 0
             self._expired_at = now
+        old = now - self.limits.finished_expiry
         with self.store._transaction(lock_for="puzzles") as db:
-            gone = db.execute(
-                "DELETE FROM puzzle_attempts WHERE at < ?", (now - self.limits.finished_expiry,)
-            ).rowcount
+            gone = db.execute("DELETE FROM puzzle_attempts WHERE at < ?", (old,)).rowcount
             (n,) = db.execute("SELECT COUNT(*) FROM puzzle_attempts").fetchone()
             over = int(n) - self.max_attempts
             if over > 0:
@@ -219,12 +264,22 @@ class PuzzleStats:
                     "(SELECT puzzle, who FROM puzzle_attempts ORDER BY at LIMIT ?)",
                     (over,),
                 ).rowcount
+            # the players' learned ratings: as long as their marks, and as many at most
+            db.execute("DELETE FROM puzzle_players WHERE updated < ?", (old,))
+            (n,) = db.execute("SELECT COUNT(*) FROM puzzle_players").fetchone()
+            if int(n) > self.max_attempts:
+                db.execute(
+                    "DELETE FROM puzzle_players WHERE who IN "
+                    "(SELECT who FROM puzzle_players ORDER BY updated LIMIT ?)",
+                    (int(n) - self.max_attempts,),
+                )
         return int(gone)
 
 
 def who_of(token_hash: str | None, client: str) -> str:
-    """Who an attempt is counted for: the player (by its token's hash) or the client's address
-    (hashed: the address itself is not kept)."""
+    """Who is meant, in the tables of attempts and players' ratings: the player (by its token's
+    hash) or the client's address (hashed: the address itself is not kept). An attempt's mark is
+    always the address's; the rating that stands for the player is its token's when it has one."""
     if token_hash is not None:
         return "p:" + token_hash
     return "c:" + hashlib.sha256(client.encode("utf-8")).hexdigest()[:32]
@@ -289,8 +344,31 @@ def credit_of(p: Puzzle, right: bool, share: float | None) -> float:
     return float(right)
 
 
-def answer(p: Puzzle, body: AnswerIn) -> dict[str, Any]:
-    """The verdict on one answer (see the module's docstring)."""
+def _told(p: Puzzle, v: Verdict) -> dict[str, Any]:
+    """A verdict as the reply says it."""
+    return {
+        "right": v.right,
+        "done": v.done,
+        "message": v.message,
+        "cell": _rc(p, v.cell) if v.cell is not None else None,
+        "proof": [_rc(p, n) for n in v.proof],
+        "share": v.share,
+    }
+
+
+def _revealed(p: Puzzle) -> dict[str, Any]:
+    """The answer, as a reply that reveals it carries it."""
+    return {
+        "revealed": True,
+        "answer": [_rc(p, c) for c in p.answer],
+        "mines": [_rc(p, c) for c in p.mines],
+        "fifty": p.fifty,
+    }
+
+
+def answer(p: Puzzle, body: AnswerIn) -> tuple[dict[str, Any], float]:
+    """The verdict on one answer (see the module's docstring), and the attempt's credit when it is
+    done (:func:`credit_of`). A wrong answer's reply keeps the answer hidden (:func:`unrevealed`)."""
     cell = _cell(p, body.cell)
     if p.position.states[cell] < 9:
         raise HTTPException(400, f"cell {body.cell} is open already: choose a covered one")
@@ -308,24 +386,30 @@ def answer(p: Puzzle, body: AnswerIn) -> dict[str, Any]:
         if p.kind == "coin" and body.fifty is None:
             raise HTTPException(400, "a coin puzzle needs your call first: fifty true or false")
         v = judge(p, cell, body.fifty, api_name)
-    out: dict[str, Any] = {
-        "right": v.right,
-        "done": v.done,
-        "message": v.message,
-        "cell": _rc(p, v.cell) if v.cell is not None else None,
-        "proof": [_rc(p, n) for n in v.proof],
-        "share": v.share,
-        "left": left,
-    }
-    if v.done:
-        out["answer"] = [_rc(p, c) for c in p.answer]
-        out["mines"] = [_rc(p, c) for c in p.mines]
-        out["fifty"] = p.fifty
-        if body.player is not None:
-            me = Rating(body.player.rating, body.player.rd, body.player.volatility)
-            after = attempt(me, Rating(p.rating, p.rd), credit_of(p, v.right, v.share))[0]
-            out["player"] = {"rating": after.rating, "rd": after.rd, "volatility": after.volatility}
-    return out
+    credit = credit_of(p, v.right, v.share)
+    out = {**_told(p, v), "left": left, "revealed": False}
+    if v.done and v.right:
+        out.update(_revealed(p))
+    elif not v.right:
+        # the answer stays on the server until the puzzle is given up (issue 57: the right cell and
+        # its proof came with a wrong answer, so one try told the answer to every other client)
+        share = v.share if p.kind == "guess" else None  # (a coin's share would tell its cell)
+        hidden = unrevealed(p, cell, body.flag, share, api_name)
+        out.update(message=hidden, cell=_rc(p, cell), proof=[], share=share)
+    if v.done and body.player is not None:
+        out["player"] = _player_after(p, body.player, credit)
+    return out, credit
+
+
+def _player_after(p: Puzzle, claim: PlayerIn, credit: float) -> dict[str, float]:
+    """The player's own new rating, from the one the page sent (the puzzle's shipped rating as the
+    opponent): the page keeps it; the server's ratings never take it."""
+    after = attempt(Rating(claim.rating, claim.rd, claim.volatility), Rating(p.rating, p.rd), credit)[0]
+    return {"rating": after.rating, "rd": after.rd, "volatility": after.volatility}
+
+
+class GiveUpIn(BaseModel):
+    player: PlayerIn | None = None
 
 
 def add_puzzle_routes(
@@ -398,33 +482,41 @@ def add_puzzle_routes(
         rate.hit("hints", client(request))
         return _json(public(find(puzzle_id), stats.get(puzzle_id)))
 
+    def player(request: Request) -> str | None:
+        """The player's hash when the request carries its token (401 for a token no player has)."""
+        token = bearer_of(request)
+        return player_of(token) if token is not None else None
+
+    def scored(who: str, player: str | None, p: Puzzle, out: dict[str, Any], credit: float) -> Response:
+        """``out`` with the attempt counted (once per puzzle for the client's address ``who``; the
+        player's side is the rating the server has seen ``player``, else the address, earn) and
+        the puzzle's rating after it."""
+        counted, learned = stats.count(p, who_of(None, who), who_of(player, who), credit)
+        out["counted"] = counted
+        out["puzzle"] = {
+            "rating": round(learned.rating),
+            "rd": round(learned.rd),
+            "attempts": learned.attempts,
+            "solved": learned.solved,
+        }
+        return _json(out)
+
     @app.post("/api/puzzles/{puzzle_id}/answer")
     def post_answer(puzzle_id: str, body: AnswerIn, request: Request) -> Response:
         who = client(request)
         rate.hit("moves", who)
         p = find(puzzle_id)
-        token = _bearer(request)
-        player = player_of(token) if token is not None else None
-        out = answer(p, body)
-        if out["done"]:
-            me = body.player
-            counted, learned = stats.count(
-                p,
-                who_of(player, who),
-                Rating(me.rating, me.rd, me.volatility) if me is not None else Rating(),
-                credit_of(p, out["right"], out["share"]),
-            )
-            out["counted"] = counted
-            out["puzzle"] = {
-                "rating": round(learned.rating),
-                "rd": round(learned.rd),
-                "attempts": learned.attempts,
-                "solved": learned.solved,
-            }
-        return _json(out)
+        me = player(request)
+        out, credit = answer(p, body)
+        return scored(who, me, p, out, credit) if out["done"] else _json(out)
 
-
-def _bearer(request: Request) -> str | None:
-    value = request.headers.get("authorization", "")
-    scheme, _, token = value.partition(" ")
-    return token.strip() if scheme.lower() == "bearer" else None
+    @app.post("/api/puzzles/{puzzle_id}/give-up")
+    def give_up(puzzle_id: str, request: Request, body: GiveUpIn | None = None) -> Response:
+        who = client(request)
+        rate.hit("moves", who)
+        p = find(puzzle_id)
+        me = player(request)
+        out = {**_told(p, solution(p, api_name)), "left": None, **_revealed(p)}
+        if body is not None and body.player is not None:
+            out["player"] = _player_after(p, body.player, 0.0)
+        return scored(who, me, p, out, 0.0)

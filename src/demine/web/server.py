@@ -1,7 +1,8 @@
 """The web game's server processes under uvicorn: what a connection may hold, and processes that
 die with their parent. Requests are parsed by httptools (in C) when it is installed, else by h11
 (``serve --http``); the guards below are the same on both (:class:`GuardedHttpTools`,
-:class:`GuardedH11`).
+:class:`GuardedH11`), and h11 refuses the ambiguous framings httptools refuses
+(:class:`~demine.web.framing.StrictH11Connection`).
 
 - **A deadline per request**: from a request's first byte (or the connection's opening) to its
   last, at most ``ServeLimits.request_timeout`` seconds; past it the answer is 408 and the
@@ -49,6 +50,7 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from demine.web.framing import MAX_H11_EVENT, StrictH11Connection
 from demine.web.limits import ServeLimits
 
 #: Connections accepted in one go (the listening socket's backlog): the event loop accepts up to
@@ -212,12 +214,17 @@ class _Guards:
             return
         self._let_in = True
         _quiet_client_noise()
-        super().__init__(*self._made)  # type: ignore[call-arg]
+        self._start_protocol()
         super().connection_made(transport)  # type: ignore[misc]
         if host is not None:
             self._host = host
             self._by_host[host] += 1
         self._arm()
+
+    def _start_protocol(self) -> None:
+        """Make uvicorn's own state for this connection (its ``__init__``, put off until the
+        connection is let in)."""
+        super().__init__(*self._made)  # type: ignore[call-arg]
 
     def _evict_slowest(self) -> bool:
         """Close the open connection that has been reading one request the longest, if that is
@@ -283,13 +290,21 @@ class _Guards:
         # chunk extensions (httptools reads them at 600 MB/s: one connection held the event loop
         # for its 10 s), is not read to its end
         self._disarm()
-        if self.cycle is None or not self.cycle.response_started:
+        if not self._answering():
             self.transport.write(self.TOO_MUCH)
         self.transport.close()
 
     def _whole(self) -> bool:
         """Whether the request being read has come in whole (its deadline no longer runs)."""
         return False
+
+    def _answering(self) -> bool:
+        """Whether an answer is being sent on this connection (begun, not ended): an error
+        answer of the guards cannot be put in its middle, only the connection closed. (After a
+        whole answer the next request's refusal is sent: a pipelined request h11 refused was
+        closed without its 400.)"""
+        cycle = self.cycle
+        return cycle is not None and cycle.response_started and not cycle.response_complete
 
     def _parse(self, data: bytes) -> None:
         """The protocol's own reading of ``data``."""
@@ -313,7 +328,7 @@ class _Guards:
         Host header, raw bytes outside ASCII in the path), in the API's error shape with the
         security headers instead of plain text; the connection is closed, as uvicorn does."""
         self._disarm()
-        if self.cycle is None or not self.cycle.response_started:
+        if not self._answering():
             error = f"the request is not valid HTTP/1.1 ({msg.rstrip('.').lower()})"
             self.transport.write(_raw_answer(400, "Bad Request", error, []))
         self.transport.close()
@@ -322,13 +337,19 @@ class _Guards:
         self._disarm()
         if self.transport.is_closing():
             return
-        if self.cycle is None or not self.cycle.response_started:
+        if not self._answering():
             self.transport.write(self.TOO_SLOW)
         self.transport.close()
 
 
 class GuardedH11(_Guards, H11Protocol):  # type: ignore[misc]
-    """uvicorn's h11 protocol (pure Python), guarded."""
+    """uvicorn's h11 protocol (pure Python), guarded, on :class:`StrictH11Connection`."""
+
+    def _start_protocol(self) -> None:
+        super()._start_protocol()
+        # (uvicorn's own, made with the same settings; no byte has been read yet)
+        most = self.config.h11_max_incomplete_event_size
+        self.conn = StrictH11Connection(h11.SERVER, most if most is not None else MAX_H11_EVENT)
 
     def _whole(self) -> bool:
         return self.conn.their_state in (h11.DONE, h11.MUST_CLOSE, h11.CLOSED, h11.ERROR)

@@ -160,12 +160,15 @@ class Service(FinishedReads):
         client: str | None = None,
         now: float | None = None,
         hide_seed: bool = False,
+        owner: str | None = None,
     ) -> dict[str, Any]:
         """Start a game from a preset or a custom size; returns its view. With ``no_guess``
         (``complete`` or ``local``) the mines are placed at the first click so that the board never
         needs a guess from there. ``client`` (its address) may keep at most
         ``limits.games_per_client`` unfinished games. With ``hide_seed`` a given seed is kept as
-        secret as a drawn one until the game ends (a restart of a game whose seed was drawn)."""
+        secret as a drawn one until the game ends (a restart of a game whose seed was drawn).
+        ``owner``: the hash of its maker's secret (:func:`~demine.web.records.owner_of`), whose
+        record alone may hold the game once it is over."""
         if rule not in RULES:
             raise InputError(f"unknown first-click rule {rule!r}; choose one of {', '.join(RULES)}")
         if preset:
@@ -191,27 +194,39 @@ class Service(FinishedReads):
                 f"they expire after {self.limits.idle_expiry / 86400:g} days without a move",
                 3600,
             )
-        s = Session(secrets.token_urlsafe(16), game, chosen is not None and not hide_seed, now, client=client)
+        given = chosen is not None and not hide_seed
+        s = Session(secrets.token_urlsafe(16), game, given, now, client=client, owner=owner)
         self.store.save(s.stored(), now)
         self._remember(s)
         return s.view()
 
-    def restart(self, game_id: str, client: str | None = None, now: float | None = None) -> dict[str, Any]:
-        """A new game on the same board as ``game_id``: its size, rule, no-guess mode and seed (so
-        the same first click gives the same layout). The seed stays as hidden as the original's."""
+    def restart(
+        self, game_id: str, client: str | None = None, now: float | None = None, owner: str | None = None
+    ) -> dict[str, Any]:
+        """A new game of the same kind as ``game_id`` (size, rule, no-guess mode), on the same board
+        (its seed: the same first click gives the same layout) when the game is over or its seed
+        was the player's; the reply's ``same_board`` says which. A game still in play whose seed
+        was drawn gets a new seed: a copy of its board could be lost at once to show its mines, and
+        anyone with the game's link may restart it (issue 57). A kept seed stays as hidden as the
+        original's while the copy is played. The copy is ``owner``'s (its maker's), as in
+        :meth:`new_game`."""
+        self._fresh(game_id)  # (another server process may have ended it)
         with self._locked(game_id) as s:
             g, given = s.game, s.seed_given
+            same = given or g.over
         v = self.new_game(
             width=g.width,
             height=g.height,
             mines=g.mines,
             rule=g.rule,
-            seed=g.seed,
+            seed=g.seed if same else None,
             no_guess=g.no_guess,
             client=client,
             now=now,
             hide_seed=not given,
+            owner=owner,
         )
+        v["same_board"] = same
         return v
 
     def expire(self, now: float, every: float = 60.0) -> int:

@@ -114,6 +114,8 @@ class Session:
     hints_used: bool = False
     """Whether hints (or the probabilities) were shown on the game while it was played: its
     record lists it apart from the games played alone."""
+    owner: str | None = None
+    """The hash of the secret of whoever made it (:attr:`~demine.web.store.StoredGame.owner`)."""
     frames: dict[int, Game] = field(default_factory=dict, repr=False)
     """Copies of a finished game's board after every ``step`` moves, for replays (their move
     lists left empty: only the board is needed)."""
@@ -232,6 +234,7 @@ class Session:
             no_guess=g.no_guess,
             client=self.client,
             hints_used=self.hints_used,
+            owner=self.owner,
         )
 
     @classmethod
@@ -245,15 +248,15 @@ class Session:
             game.no_guess = row.no_guess
         for kind, cell in row.moves:
             game.play(Move(kind, cell))  # type: ignore[arg-type]
+        times = (row.created, row.started, row.ended)
         return cls(
             row.id,
             game,
             row.seed_given,
-            row.created,
-            row.started,
-            row.ended,
+            *times,
             client=row.client,
             hints_used=row.hints_used,
+            owner=row.owner,
         )
 
     def elapsed(self, now: float | None = None) -> float:

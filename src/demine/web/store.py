@@ -14,6 +14,7 @@ are still read (those moves first, then any appended since).
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -43,7 +44,8 @@ CREATE TABLE IF NOT EXISTS games (
     client TEXT,                 -- who made it (for the per-client cap)
     updated REAL,                -- time of the last move (for expiry)
     moves_count INTEGER,         -- moves stored (each append checks it: processes never undo each other)
-    hints_used INTEGER           -- 1 once the game's hints were shown while it was played (NULL: never)
+    hints_used INTEGER,          -- 1 once the game's hints were shown while it was played (NULL: never)
+    owner TEXT                   -- SHA-256 of the secret of whoever made it (a player's record takes it)
 )
 """
 MOVES_SCHEMA = """
@@ -66,15 +68,16 @@ ADDED_COLUMNS = {
     "updated": "REAL",
     "moves_count": "INTEGER",
     "hints_used": "INTEGER",
+    "owner": "TEXT",
 }
 COLUMNS = (
     "id, width, height, mines, rule, seed, seed_given, layout, moves, outcome, created, started, ended, "
-    "no_guess, client, updated, moves_count, hints_used"
+    "no_guess, client, updated, moves_count, hints_used, owner"
 )
 
 #: Insert a game or replace the one with its id (the same statement in SQLite and PostgreSQL).
 UPSERT_GAME = (
-    f"INSERT INTO games ({COLUMNS}) VALUES ({','.join('?' * 18)}) ON CONFLICT (id) DO UPDATE SET "
+    f"INSERT INTO games ({COLUMNS}) VALUES ({','.join('?' * 19)}) ON CONFLICT (id) DO UPDATE SET "
     + ", ".join(f"{c} = excluded.{c}" for c in COLUMNS.split(", ")[1:])
 )
 UPSERT_MOVE = (
@@ -133,6 +136,9 @@ class StoredGame:
     """The address that made it."""
     hints_used: bool = False
     """Whether hints (or the probabilities) were shown on the game while it was played."""
+    owner: str | None = None
+    """The SHA-256 (hex) of the secret of whoever made it: the player's token, or the page's key for
+    its browser (:func:`~demine.web.records.owner_of`); only that player's record may hold it."""
 
 
 class Db(Protocol):
@@ -141,6 +147,69 @@ class Db(Protocol):
     def execute(self, sql: str, args: Any = ()) -> Any: ...
 
     def executemany(self, sql: str, rows: Any) -> Any: ...
+
+
+#: The mode of a games file the store makes (and so of its write-ahead log and shared memory,
+#: which SQLite gives the database's own mode): the file holds every layout in play.
+PRIVATE_FILE = 0o600
+
+
+def create_private(path: Path) -> bool:
+    """Make an empty file at ``path`` readable and writable by its owner only
+    (:data:`PRIVATE_FILE`, whatever the umask), unless something is there already (then it is
+    left as it is); whether it was made. SQLite takes an empty file as an empty database, and
+    gives the files it makes beside it (``-wal``, ``-shm``) the database's mode. (Before, the
+    games file was made as any file is, 0644 under the common umask, and another local user read
+    the layouts of the games in play: issue 57.) A folder that does not exist is left to SQLite
+    to report."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE)
+    except OSError:
+        return False
+    try:
+        os.fchmod(fd, PRIVATE_FILE)  # (the umask may have taken bits from the mode asked)
+    finally:
+        os.close(fd)
+    return True
+
+
+#: The mode of the games file's folder when ``serve`` makes it (whatever the umask).
+PRIVATE_FOLDER = 0o700
+
+
+def check_folder(path: Path, make: bool) -> None:
+    """The games file's folder, for ``serve``: made with ``make`` (the default place), else it
+    must be there (as for any file a command writes); or say clearly why it cannot be (a file
+    where a folder of the path should be, a folder missing). The folder itself, when made here,
+    is its owner's only (:data:`PRIVATE_FOLDER`: it holds the games in play); the folders above
+    it are made as any program makes them."""
+    for folder in (path.parent, *path.parent.parents):
+        if folder.exists() and not folder.is_dir():
+            raise DemineError(f"cannot keep the games in {path}: {folder} is a file, not a folder")
+    if make:
+        path.parent.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.parent.mkdir(mode=PRIVATE_FOLDER)
+        except FileExistsError:
+            return
+        os.chmod(path.parent, PRIVATE_FOLDER)  # (the umask may have taken bits from the mode asked)
+    elif not path.parent.is_dir():
+        raise DemineError(f"cannot keep the games in {path}: no folder {path.parent} (make it first)")
+
+
+def readable_by_others(path: Path) -> str | None:
+    """A warning when the games file at ``path`` can be read by other users (a file made before
+    the store made them private, or opened up since), else None."""
+    try:
+        mode = path.stat().st_mode & 0o777
+    except OSError:
+        return None
+    if not mode & 0o077:
+        return None
+    return (
+        f"demine: warning: the games file {path} can be read by other users (mode {mode:04o}); "
+        f"it holds the layouts of the games in play: chmod 600 {path}"
+    )
 
 
 def open_store(db: str | Path = ":memory:") -> Store:
@@ -209,6 +278,8 @@ class Store:
             )
 
     def _open(self) -> None:
+        if self.path != ":memory:" and not self.path.startswith("file:"):
+            create_private(Path(self.path))
         self._db = sqlite3.connect(
             self.path, timeout=self.wait, check_same_thread=False, isolation_level=None
         )
@@ -290,6 +361,7 @@ class Store:
             now if now is not None else g.created,
             len(g.moves),
             int(g.hints_used) or None,
+            g.owner,
         )
         with self._transaction() as db:
             db.execute(UPSERT_GAME, row)
@@ -358,6 +430,7 @@ class Store:
             no_guess=row[13],
             client=row[14],
             hints_used=bool(row[17]),
+            owner=row[18],
         )
 
     def mark_hinted(self, game_id: str) -> None:

@@ -38,15 +38,10 @@ except ImportError as e:  # pragma: no cover - depends on the environment
     ) from e
 
 #: SQLite's REAL is a double; PostgreSQL's is 4 bytes (times to the minute): ask for a double.
-#: A database made before a column existed gets it at open.
+#: (A database made before a column existed gets it at open: :meth:`PostgresStore._open`.)
 PG_SCHEMA = (
     SCHEMA.replace(" REAL", " DOUBLE PRECISION"),
     MOVES_SCHEMA.replace(" WITHOUT ROWID", ""),
-    *(
-        f"ALTER TABLE games ADD COLUMN IF NOT EXISTS {name} {kind.replace('REAL', 'DOUBLE PRECISION')}"
-        for name, kind in ADDED_COLUMNS.items()
-    ),
-    *INDEXES,
 )
 
 
@@ -129,6 +124,21 @@ class PostgresStore(Store):
         with self._pool.connection() as conn, conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(727011)")
             for statement in PG_SCHEMA:
+                conn.execute(statement)
+            # a database made before a column was gets it (looked for first: ALTER TABLE locks the
+            # table whether or not it adds anything, and the other processes' moves then wait)
+            have = {
+                str(r[0])
+                for r in conn.execute(
+                    "SELECT column_name FROM information_schema.columns "
+                    "WHERE table_name = 'games' AND table_schema = current_schema()"
+                ).fetchall()
+            }
+            for name, kind in ADDED_COLUMNS.items():
+                if name not in have:
+                    kind = kind.replace("REAL", "DOUBLE PRECISION")
+                    conn.execute(f"ALTER TABLE games ADD COLUMN IF NOT EXISTS {name} {kind}")
+            for statement in INDEXES:  # (after the columns: an index may name an added one)
                 conn.execute(statement)
 
     def _options(self) -> str:

@@ -1,12 +1,41 @@
 // The API client: every request the page makes goes through here.
 
-// GET `path`, or POST `body` as JSON; answers the JSON, or throws an Error carrying the server's
-// own message (the API always answers {"error": "..."} on failure).
-export async function api(path, body) {
-  const opts = body === undefined ? {} : {
-    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+// GET `path`, or POST `body` as JSON (with `headers` besides); answers the JSON, or throws an
+// Error carrying the server's own message (the API always answers {"error": "..."} on failure).
+export async function api(path, body, headers = {}) {
+  const opts = body === undefined ? { headers } : {
+    method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify(body),
   };
   return answer(await fetch(path, opts));
+}
+
+const OWNER = "demine.owner";
+let unkept = null;
+
+// This browser's key: a secret drawn once and kept in localStorage, sent when the page makes a game
+// and when it adds games to the player's record on the server, which takes only the games this
+// browser made (demine/web/records.py). Without storage, a key for this page's life.
+export function ownerKey() {
+  const draw = () => {
+    const bytes = crypto.getRandomValues(new Uint8Array(32));
+    return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  };
+  try {
+    let k = localStorage.getItem(OWNER);
+    if (!k) {
+      k = draw();
+      localStorage.setItem(OWNER, k);
+    }
+    return k;
+  } catch {
+    unkept = unkept || draw();
+    return unkept;
+  }
+}
+
+// The header that says this browser made the game (see ownerKey).
+export function ownerHeader() {
+  return { "X-Demine-Owner": ownerKey() };
 }
 
 // A response's JSON, or an Error carrying the server's message and the status.

@@ -11,7 +11,7 @@
 // button's message and errors, and keeps them until there is something else worth saying; #said
 // (a polite live region) says what each move did. The timer is not a live region.
 
-import { api } from "./api.js";
+import { api, ownerHeader } from "./api.js";
 import { cellAt, drawBoard, probMap } from "./board.js";
 import { touchCellSize } from "./settings.js";
 import { $, key, bestText, cellName, download, b64bytes, people } from "./util.js";
@@ -191,6 +191,10 @@ function showEnd() {
   const over = v.outcome !== "playing";
   $("end").hidden = !over;
   $("review").hidden = true;
+  // the server replays a board only once its game is over or when its seed was chosen: a copy of
+  // a board in play could be lost at once to show its mines
+  $("restart").title = over || v.seed ? "the same board again (key r)"
+    : "a new board of the same kind; the same board once this game is over (key r)";
   if (!over) return;
   const secs = v.elapsed.toFixed(1);
   $("result").textContent = `${v.outcome === "won" ? "Won" : "Lost"} — 3BV ${v.bbbv ?? "–"}, ` +
@@ -354,7 +358,7 @@ export async function newGame(ev, nav = "push", keepMessage = false) {
     body.preset = preset;
   }
   await queue(async () => {
-    const v = await api("/api/games", body);
+    const v = await api("/api/games", body, ownerHeader());
     $("seed").value = "";  // the next game draws a new board unless a seed is typed again
     $("options-toggle").setAttribute("aria-expanded", "false");  // (a phone folds them away again)
     started(v, play.view ? nav : "replace", false, keepMessage);
@@ -369,12 +373,18 @@ function started(v, nav, resumed, keepMessage = false) {
   announce("demine:game-started", { game: v, preset: presetOf(v), resumed });
 }
 
-// The same board again (its size, rule and seed), as a new game.
+// The same board again (its size, rule and seed), as a new game, once the game is over or when
+// its seed was chosen; a game in play gets a new board of its kind (the server's reply says which).
 export async function restart() {
   const v = play.view;
   if (!v) return;
   await queue(async () => {
-    started(await api(`/api/games/${encodeURIComponent(v.id)}/restart`, {}), "push", false);
+    const nv = await api(`/api/games/${encodeURIComponent(v.id)}/restart`, {}, ownerHeader());
+    started(nv, "push", false);
+    if (!nv.same_board) {
+      showWhy("A new board of the same kind: Restart replays a board once its game is over " +
+        "(or when you chose its seed).");
+    }
     await refreshHints();
   });
 }

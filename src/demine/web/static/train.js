@@ -1,7 +1,9 @@
 // The Train tab: puzzles from real positions, answered by a click or a tap, judged at once by the
 // server (/api/puzzles, see demine/web/puzzles.py), with the proof outlined as the hints do.
-// The player's rating (Glicko-2, computed by the server from the rating the page sends) and streak
-// are kept in this browser's IndexedDB, beside the record of games (database "demine-training").
+// A wrong answer keeps the answer hidden: the player tries again (the first answer alone counts) or
+// presses Show answer. The player's rating (Glicko-2, computed by the server from the rating the
+// page sends) and streak are kept in this browser's IndexedDB, beside the record of games
+// (database "demine-training").
 
 import { api, answer as answerOf } from "./api.js";
 import { cellAt, drawBoard, eventCell, setCellSize } from "./board.js";
@@ -13,8 +15,9 @@ const DB = "demine-training";
 const STORE = "profile";
 const FRESH = { rating: 1500, rd: 350, volatility: 0.06, streak: 0, best: 0, solved: 0, attempted: 0, seen: [], daily: null };
 
-const tr = { puzzle: null, rows: null, profile: { ...FRESH }, done: false, marked: [], fifty: null, flag: false,
-  cursor: [0, 0], overlay: {} };
+// done: the answer is shown (no more moves); scored: the attempt counted in the profile already
+const tr = { puzzle: null, rows: null, profile: { ...FRESH }, done: false, scored: false, marked: [], fifty: null,
+  flag: false, cursor: [0, 0], overlay: {} };
 
 function request(req) {
   return new Promise((resolve, reject) => { req.onsuccess = () => resolve(req.result); req.onerror = () => reject(req.error); });
@@ -86,6 +89,8 @@ function show(p) {
   $("tr-board").dataset.puzzle = p.id;
   tr.rows = p.rows.slice();
   tr.done = false;
+  tr.scored = false;
+  $("tr-giveup-bar").hidden = false;
   tr.marked = [];
   tr.fifty = null;
   tr.overlay = { safe: new Set(), mines: new Set() };
@@ -163,46 +168,88 @@ async function answerNow(r, c, flag) {
   if (tr.rows[r][c] !== "H" || tr.overlay.safe.has(key(r, c))) { say("Choose a covered cell."); return; }
   if (p.kind === "coin" && tr.fifty === null) { say("First your call: press \"True 50/50\" or \"Not yet\".", true); return; }
   try {
-    const counts = !(tr.profile.daily && p.daily && tr.profile.daily === p.daily);
-    const body = { cell: [r, c], flag, fifty: tr.fifty, marked: tr.marked, player: counts ? tr.profile : null };
-    const v = await post(`/api/puzzles/${p.id}/answer`, {
-      ...body, player: body.player && { rating: body.player.rating, rd: body.player.rd, volatility: body.player.volatility },
-    });
+    const counts = countsNow(p);
+    const body = { cell: [r, c], flag, fifty: tr.fifty, marked: tr.marked, player: counts ? claim() : null };
+    const v = await post(`/api/puzzles/${p.id}/answer`, body);
     judged(r, c, flag, v, counts);
   } catch (e) { say(e.message, true); }
 }
 
+// Whether this attempt counts in the player's rating: the first one only (not a try after a wrong
+// answer), and today's puzzle once.
+function countsNow(p) {
+  return !tr.scored && !(tr.profile.daily && p.daily && tr.profile.daily === p.daily);
+}
+
+function claim() {
+  const p = tr.profile;
+  return { rating: p.rating, rd: p.rd, volatility: p.volatility };
+}
+
+// Show answer: the server tells it (and counts a failed attempt if none was counted).
+let givingUp = false;
+async function giveUp() {
+  const p = tr.puzzle;
+  if (!p || tr.done || givingUp) return;
+  givingUp = true;
+  try {
+    await answering;  // (the answers sent before come back first)
+    if (tr.puzzle !== p || tr.done) return;
+    const counts = countsNow(p);
+    const v = await post(`/api/puzzles/${p.id}/give-up`, { player: counts ? claim() : null });
+    if (tr.puzzle !== p) return;
+    const focused = document.activeElement === $("tr-giveup");
+    judged(null, null, false, v, counts);
+    if (focused) $("tr-next").focus();  // (the button goes with the answer shown: the next step)
+  } catch (e) {
+    say(e.message, true);
+  } finally {
+    givingUp = false;
+  }
+}
+
+// A reply: a right move marked, the proof outlined; once done the attempt is scored (first time
+// only); the answer is drawn once revealed (solved, or given up); after a wrong answer the player
+// may try again (r, c: the cell played; null when given up).
 function judged(r, c, flag, v, counts) {
   const p = tr.puzzle;
   const o = tr.overlay;
-  if (v.right && p.kind === "all") {
+  if (v.right && p.kind === "all" && r !== null) {
     tr.marked.push([r, c]);
     if (flag) { const row = tr.rows[r]; tr.rows[r] = row.slice(0, c) + "F" + row.slice(c + 1); } else o.safe.add(key(r, c));
   }
   o.because = new Set((v.proof || []).map(([rr, cc]) => key(rr, cc)));
   o.pick = v.cell ? key(...v.cell) : undefined;
-  if (v.done) {
+  if (r !== null) o.played = v.right ? undefined : key(r, c);  // (kept framed when the answer is then shown)
+  let words = v.message;
+  if (v.revealed) {
     tr.done = true;
+    $("tr-giveup-bar").hidden = true;  // (nothing left to show)
     for (const [rr, cc] of v.answer) {
       const k = key(rr, cc);
       if (v.mines.some(([mr, mc]) => mr === rr && mc === cc)) { if (tr.rows[rr][cc] !== "F") o.mines.add(k); } else if (p.kind !== "guess" && p.kind !== "coin") o.safe.add(k);
     }
     if (p.kind === "guess" || p.kind === "coin") o.best = key(...v.answer[0]);
-    if (!v.right) o.played = key(r, c);
-    if (counts) {
-      const prof = tr.profile;
-      const before = prof.rating;
-      if (v.player) Object.assign(prof, v.player);
-      prof.attempted += 1;
-      if (v.right) { prof.solved += 1; prof.streak += 1; prof.best = Math.max(prof.best, prof.streak); } else prof.streak = 0;
-      prof.seen = [...prof.seen.filter((id) => id !== p.id), p.id].slice(-1000);
-      if (p.daily) prof.daily = p.daily;
-      saveProfile();
-      showProfile();
-      const d = Math.round(prof.rating - before);
-      say(`${v.message} Rating ${Math.round(prof.rating)} (${d >= 0 ? "+" : ""}${d}), streak ${prof.streak}.`, !v.right);
-    } else say(v.message, !v.right);
-  } else say(v.message, !v.right);
+  } else if (v.done) {
+    words += " Try another cell, or Show answer.";
+  }
+  if (v.done && counts) {
+    tr.scored = true;
+    const prof = tr.profile;
+    const before = prof.rating;
+    if (v.player) Object.assign(prof, v.player);
+    prof.attempted += 1;
+    if (v.right) { prof.solved += 1; prof.streak += 1; prof.best = Math.max(prof.best, prof.streak); } else prof.streak = 0;
+    prof.seen = [...prof.seen.filter((id) => id !== p.id), p.id].slice(-1000);
+    if (p.daily) prof.daily = p.daily;
+    saveProfile();
+    showProfile();
+    const d = Math.round(prof.rating - before);
+    words += ` Rating ${Math.round(prof.rating)} (${d >= 0 ? "+" : ""}${d}), streak ${prof.streak}.`;
+  } else if (v.done && !v.revealed && !counts && !tr.scored) {
+    tr.scored = true;  // (today's puzzle answered before: nothing to count)
+  }
+  say(words, !v.right && r !== null);  // (the answer told on giving up is no error)
   redraw();
 }
 
@@ -261,6 +308,7 @@ export function setupTrain() {
   board.addEventListener("keydown", keys);
   window.addEventListener("resize", sizeBoard);
   $("tr-next").addEventListener("click", next);
+  $("tr-giveup").addEventListener("click", giveUp);
   $("tr-daily").addEventListener("click", daily);
   $("tr-flag").addEventListener("click", () => setFlag(!tr.flag));
   $("tr-yes").addEventListener("click", () => setCall(true));

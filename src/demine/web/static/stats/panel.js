@@ -184,7 +184,11 @@ async function onEnded(ev) {
   let failed = false;
   try {
     const rec = await store.add(ev.detail.game);
-    say(rec ? `Game recorded (${store.where === "server" ? "on the server" : "in this browser"}).` : "");
+    if (rec) say(`Game recorded (${store.where === "server" ? "on the server" : "in this browser"}).`);
+    else if (store.where === "server") {
+      say("This game is not in your record on the server: another browser made it (a shared link), " +
+        "and a game joins only the record of the browser or player that made it.");
+    } else say("");
   } catch (e) {
     failed = true;
     if (store.where === "server") {
@@ -199,6 +203,13 @@ async function onEnded(ev) {
   await reload(failed);
 }
 
+// The words for the games the server refused: another browser or player made them, or they are in
+// another record already (a game joins one record, its maker's).
+function notMine(out) {
+  const n = out.refused ? out.refused.length : 0;
+  return n ? `; ${n} ${n === 1 ? "was" : "were"} made in another browser or are in another record` : "";
+}
+
 async function switchTo(where) {
   if (where === chosen().where) return;
   try {
@@ -206,10 +217,11 @@ async function switchTo(where) {
       if (!serverStore.token()) await serverStore.create();
       const local = await browserStore.list();
       choose("server");
-      const out = local.length ? await serverStore.send(local.map((r) => r.id)) : { added: [], missing: [] };
+      const out = local.length ? await serverStore.send(local.map((r) => r.id))
+        : { added: [], missing: [], refused: [] };
       say(local.length
         ? `Kept on the server now: ${out.added.length} of this browser's ${local.length} games copied; ` +
-          `${out.missing.length} are no longer on the server and stay in this browser only.`
+          `${out.missing.length} are no longer on the server${notMine(out)}, and stay in this browser only.`
         : "Kept on the server now.");
     } else {
       const remote = serverStore.token() ? await serverStore.list().catch(() => []) : [];
@@ -258,7 +270,7 @@ async function importFile() {
       // the server records a game from its own copy: those it no longer has cannot be imported
       const out = await serverStore.send(games.map((g) => g.id));
       say(`Imported ${out.added.length} of ${games.length} games on the server; ` +
-        `${out.missing.length} are no longer on the server${skipped}.`);
+        `${out.missing.length} are no longer on the server${notMine(out)}${skipped}.`);
     }
   } catch (e) {
     say(`Could not import ${file.name}: ${e.message}`, true);

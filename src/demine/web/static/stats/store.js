@@ -3,7 +3,7 @@
 //   list() -> records, add(view) -> record or null, remove(id), clear(), where
 // The choice and the token are kept in this browser's localStorage.
 
-import { answer } from "../api.js";
+import { answer, ownerHeader } from "../api.js";
 import { recordFromView } from "./records.js";
 
 const DB = "demine";
@@ -61,9 +61,10 @@ export const browserStore = {
 
 const pause = (s) => new Promise((resolve) => setTimeout(resolve, 1000 * s));
 
-// A request with the token; a 429 is waited out (its Retry-After, at most 5 s) and asked twice more.
+// A request with the token (and this browser's key: the server adds to the record only the games
+// this browser made); a 429 is waited out (its Retry-After, at most 5 s) and asked twice more.
 async function call(method, path, body) {
-  const headers = { Authorization: `Bearer ${localStorage.getItem(TOKEN) || ""}` };
+  const headers = { Authorization: `Bearer ${localStorage.getItem(TOKEN) || ""}`, ...ownerHeader() };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   let res;
   for (let tries = 0; ; tries++) {
@@ -93,19 +94,22 @@ export const serverStore = {
   async about() { return call("GET", "/api/players/me"); },
   async list() { return (await call("GET", "/api/players/me/games")).games; },
   async send(ids) {
-    const out = { added: [], missing: [] };
+    const out = { added: [], missing: [], refused: [] };
     for (let i = 0; i < ids.length; i += 100) {
       const part = await call("POST", "/api/players/me/games", { games: ids.slice(i, i + 100) });
       out.added.push(...part.added);
       out.missing.push(...part.missing);
+      out.refused.push(...(part.refused || []));
     }
     return out;
   },
+  // The record of this game once on the server; null when the server refused it (another browser
+  // made it: a shared link), or no longer has it.
   async add(view) {
     const ids = [...new Set([...pending(), view.id])];
     localStorage.setItem(PENDING, JSON.stringify(ids));
     const out = await this.send(ids);
-    localStorage.removeItem(PENDING);  // sent, or gone from the server (missing): nothing to retry
+    localStorage.removeItem(PENDING);  // sent, refused or gone from the server: nothing to retry
     return out.added.find((r) => r.id === view.id) || null;
   },
   async remove(id) { await call("DELETE", `/api/players/me/games/${encodeURIComponent(id)}`); },
