@@ -34,6 +34,8 @@ def main() -> int:
     used = []
     for folder in ns.shots:
         for png in sorted(Path(folder).glob("*.png")):
+            if not png.with_suffix(".json").exists():
+                continue  # a game's screenshot not (yet) given its truth
             meta = load_truth(png)
             if meta.get("program") != ns.skin:
                 continue

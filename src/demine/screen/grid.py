@@ -31,6 +31,9 @@ from numpy.typing import NDArray
 #: and a little room either side).
 MIN_PERIOD = 8.0
 MAX_PERIOD = 240.0
+#: The most a cell's width and height may differ (a ratio): boards have square cells, a
+#: screenshot scaled unevenly stretches them a little.
+MAX_ASPECT = 1.4
 #: The smallest board side the finder accepts, in cells.
 MIN_CELLS = 4
 #: A step between neighbouring pixels counted as an edge (of 255, the largest channel's).
@@ -112,61 +115,186 @@ def _long_runs(b: NDArray[np.bool_], axis: int) -> NDArray[np.bool_]:
     return keep if axis == 0 else keep.T
 
 
-def find_lattice(profile: NDArray[np.float64], max_period: float = MAX_PERIOD) -> Lattice | None:
-    """The best chain of equally spaced peaks in ``profile`` (edge pixels per column), or None
-    when no chain of ``MIN_CELLS`` cells stands out.
+def find_lattice(
+    profile: NDArray[np.float64], max_period: float = MAX_PERIOD, min_period: float = MIN_PERIOD
+) -> Lattice | None:
+    """The best comb of equally spaced strong columns in ``profile`` (edge pixels per column),
+    or None when none of ``MIN_CELLS`` cells stands out.
 
-    Peaks are the local maxima of at least 30% of the strongest columns. From each peak, a
-    chain is grown towards each of its next few peaks as a first step: the next tooth is looked
-    for one period further (within 6% of a period, at least 1.5 px), the period refitted to
-    the teeth found so far (so it is exact to a fraction of a pixel on long boards); a missing
-    tooth is passed over, two in a row end the chain. A chain scores the edge mass of its teeth
-    times the share of teeth found, so half the true period (every other tooth missing) loses
-    to it, and twice the period (half the teeth) too. O(peaks x cells).
+    The periods tried are the autocorrelation's strongest lags and their halves and thirds
+    (the lag of a board's edges is its cell, or a multiple when a cell has edges of several
+    kinds). For each, every phase (half a pixel apart) is a comb whose teeth are the strongest
+    column within 5% of a period (2 px at least); the longest run of strong teeth (30% of the
+    strongest columns; one missing tooth between two strong ones is passed over) scores its
+    edge mass times the share of teeth found, so half the true period (every other tooth
+    missing) loses to it, and twice the period (half the teeth) too. The winning comb's teeth
+    refit the period (least squares), and the comb is searched once more at that period.
+    O(periods x phases x cells) in numpy.
 
     >>> p = np.zeros(200); p[[20, 45, 70, 95, 120, 145]] = 30.0; p[180] = 50.0
     >>> lat = find_lattice(p)
-    >>> (lat.start, lat.period, lat.count)
+    >>> (round(lat.start, 3), round(lat.period, 3), lat.count)
     (20.0, 25.0, 5)
     """
-    peaks, mass = _peaks(profile)
-    if len(peaks) <= MIN_CELLS:
-        return None
-    n = len(peaks)
-    # first steps to try: the next few peaks of each peak, and the autocorrelation's best lags
-    seeds: list[tuple[int, float]] = []
-    for i in range(n):
-        for j in range(i + 1, min(n, i + 12)):
-            period = float(peaks[j] - peaks[i])
-            if period > max_period:
-                break
-            if period >= MIN_PERIOD:
-                seeds.append((i, period))
+    found = find_lattices(profile, 1, max_period, min_period)
+    return found[0] if found else None
+
+
+def find_lattices(
+    profile: NDArray[np.float64], limit: int, max_period: float = MAX_PERIOD, min_period: float = MIN_PERIOD
+) -> list[Lattice]:
+    """Up to ``limit`` combs of :func:`find_lattice`, the best first, each of another period
+    (a screenshot may hold several lattices: lines of text, a table, the board)."""
+    n = len(profile)
+    if n < MIN_PERIOD * (MIN_CELLS + 1):
+        return []
+    top = float(np.sort(profile)[-max(3, n // 50) :].mean())
+    if top <= 0:
+        return []
+    periods: set[float] = set()
     for lag in _lags(profile, max_period):
-        seeds.extend((i, lag) for i in range(n))
-    best: Lattice | None = None
-    best_score = 0.0
-    seen: set[tuple[int, int]] = set()  # (peak, period in half pixels) already in a chain
-    for i, period in seeds:
-        key = (i, round(period * 2))
-        if key in seen:
+        for div in (1, 2, 3):
+            if lag / div >= MIN_PERIOD:
+                periods.add(round(lag / div, 3))
+    combs: list[Lattice] = []
+    cache: _Maxes = {}
+    for period in sorted(periods):
+        if not min_period <= period <= max_period:
             continue
-        chain = _grow(peaks, mass, i, period)
-        if chain is None:
-            continue
-        first, per, teeth, members, got = chain
-        for c in members:
-            for d in (-1, 0, 1):
-                seen.add((c, round(per * 2) + d))
-        score = got * len(members) / teeth
-        if score > best_score * 1.000001:
-            best_score = score
-            best = Lattice(first, per, teeth - 1, score)
-    return best
+        lat = _comb(profile, period, top, cache)
+        for _ in range(2):
+            if lat is None:
+                break
+            refit = _refit(profile, lat, cache)
+            if refit is None:
+                break
+            if abs(refit[0] - lat.period) < 0.005:
+                break
+            again = _comb(profile, refit[0], top, cache)
+            if again is None or again.score < lat.score * 0.98:
+                break
+            lat = again
+        if lat is not None:
+            combs.append(_fitted(profile, _widest(profile, lat, top, max_period, cache), cache))
+    combs.sort(key=lambda c: -c.score)
+    out: list[Lattice] = []
+    for c in combs:
+        if all(abs(c.period - o.period) > 0.03 * o.period or abs(c.start - o.start) > o.period for o in out):
+            out.append(c)
+        if len(out) == limit:
+            break
+    return out
+
+
+def _fitted(profile: NDArray[np.float64], lat: Lattice, cache: _Maxes) -> Lattice:
+    """``lat`` placed on its teeth's own line (a comb's phases are half a pixel apart)."""
+    refit = _refit(profile, lat, cache)
+    return lat if refit is None else Lattice(refit[1], refit[0], lat.count, lat.score)
+
+
+def _widest(
+    profile: NDArray[np.float64], lat: Lattice, top: float, max_period: float, cache: _Maxes
+) -> Lattice:
+    """A comb whose every second or third tooth alone keeps most of its mass is that multiple
+    (the true period's comb keeps a half or a third: its teeth are alike)."""
+    while True:
+        for mult in (2, 3):
+            if lat.period * mult > max_period:
+                continue
+            wider = _comb(profile, lat.period * mult, top, cache)
+            if wider is not None and wider.score >= 0.6 * lat.score:
+                lat = wider
+                break
+        else:
+            return lat
+
+
+def _window_max(profile: NDArray[np.float64], half: int) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """The largest value within ``half`` columns of each column, and where it is."""
+    n = len(profile)
+    best = profile.copy()
+    where = np.arange(n)
+    for d in range(1, half + 1):
+        for shifted, off in ((profile[d:], d), (profile[:-d], -d)):
+            lo = 0 if off > 0 else d
+            hi = n - d if off > 0 else n
+            better = shifted > best[lo:hi]
+            best[lo:hi] = np.where(better, shifted, best[lo:hi])
+            where[lo:hi] = np.where(better, np.arange(lo, hi) + off, where[lo:hi])
+    return best, where
+
+
+_Maxes = dict[int, tuple[NDArray[np.float64], NDArray[np.int64]]]
+
+
+def _maxes(
+    profile: NDArray[np.float64], half: int, cache: _Maxes
+) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    got = cache.get(half)
+    if got is None:
+        got = cache[half] = _window_max(profile, half)
+    return got
+
+
+def _comb(profile: NDArray[np.float64], period: float, top: float, cache: _Maxes) -> Lattice | None:
+    """The best comb at ``period`` (see :func:`find_lattice`); ``cache`` keeps the profile's
+    window maxima by width."""
+    n = len(profile)
+    half = int(np.ceil(max(1.0, 0.05 * period)))
+    wide, _ = _maxes(profile, half, cache)
+    strong = wide >= 0.3 * top
+    phases = np.arange(0.0, period, 0.5)
+    teeth = int((n - 1) // period) + 1
+    pos = np.rint(phases[:, None] + period * np.arange(teeth)[None, :]).astype(np.int64)
+    valid = pos < n
+    pos = np.minimum(pos, n - 1)
+    ok = strong[pos] & valid
+    val = np.where(ok, wide[pos], 0.0)
+    bridged = ok.copy()
+    bridged[:, 1:-1] |= ok[:, :-2] & ok[:, 2:]
+    padded = np.zeros((len(phases), teeth + 2), dtype=np.int8)
+    padded[:, 1:-1] = bridged
+    d = np.diff(padded, axis=1)
+    rs, cs = np.nonzero(d == 1)
+    re, ce = np.nonzero(d == -1)
+    if len(rs) == 0:
+        return None
+    length = ce - cs  # teeth in the run
+    csum = np.zeros((len(phases), teeth + 1))
+    csum[:, 1:] = np.cumsum(val, axis=1)
+    hsum = np.zeros((len(phases), teeth + 1))
+    hsum[:, 1:] = np.cumsum(ok, axis=1)
+    mass = csum[rs, ce] - csum[rs, cs]
+    hits = hsum[rs, ce] - hsum[rs, cs]
+    score = mass * hits / np.maximum(length, 1)
+    score[length - 1 < MIN_CELLS] = 0.0
+    k = int(np.argmax(score))
+    if score[k] <= 0:
+        return None
+    del re
+    return Lattice(float(phases[rs[k]] + cs[k] * period), period, int(length[k]) - 1, float(score[k]))
+
+
+def _refit(profile: NDArray[np.float64], lat: Lattice, cache: _Maxes) -> tuple[float, float] | None:
+    """The period and first tooth fitted (least squares) to the strongest column near each
+    tooth of ``lat``."""
+    half = int(np.ceil(max(1.0, 0.05 * lat.period)))
+    _, where = _maxes(profile, half, cache)
+    ks = np.arange(lat.count + 1)
+    pos = np.rint(lat.start + lat.period * ks).astype(np.int64)
+    pos = pos[(pos >= 0) & (pos < len(profile))]
+    if len(pos) < 3:
+        return None
+    xs = where[pos].astype(np.float64)
+    ks = np.rint((pos - lat.start) / lat.period)
+    slope, icept = np.polyfit(ks, xs, 1)
+    if abs(slope - lat.period) >= 0.05 * lat.period:
+        return None
+    return float(slope), float(icept)
 
 
 def _lags(profile: NDArray[np.float64], max_period: float) -> list[float]:
-    """The autocorrelation's strongest lags between MIN_PERIOD and ``max_period`` (up to 4,
+    """The autocorrelation's strongest lags between MIN_PERIOD and ``max_period`` (up to 6,
     each refined to a fraction of a pixel): periods that many edges share."""
     x = profile - profile.mean()
     n = len(x)
@@ -181,88 +309,13 @@ def _lags(profile: NDArray[np.float64], max_period: float) -> list[float]:
     idx = np.flatnonzero(is_max) + lo
     if len(idx) == 0:
         return []
-    top = idx[np.argsort(ac[idx])[::-1][:4]]
+    top = idx[np.argsort(ac[idx])[::-1][:6]]
     out = []
     for k in top.tolist():
         a, b, c = ac[k - 1], ac[k], ac[k + 1]
         den = a - 2 * b + c
         out.append(float(k + (0.5 * (a - c) / den if den < 0 else 0.0)))
     return out
-
-
-def _peaks(profile: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """The strong local maxima of ``profile``: their positions (the centre of a plateau or of a
-    peak two pixels wide) and masses (the profile within a pixel either side)."""
-    n = len(profile)
-    if n < 3:
-        return np.zeros(0), np.zeros(0)
-    k = max(3, n // 50)
-    top = float(np.sort(profile)[-k:].mean())
-    if top <= 0:
-        return np.zeros(0), np.zeros(0)
-    smooth = profile.copy()
-    smooth[1:-1] = profile[:-2] + profile[1:-1] + profile[2:]
-    is_peak = np.zeros(n, dtype=bool)
-    is_peak[1:-1] = (smooth[1:-1] >= smooth[:-2]) & (smooth[1:-1] > smooth[2:])
-    is_peak &= smooth >= 0.3 * 3 * top / 2
-    idx = np.flatnonzero(is_peak)
-    pos = []
-    mass = []
-    for x in idx.tolist():
-        lo, hi = max(0, x - 1), min(n, x + 2)
-        w = profile[lo:hi]
-        pos.append(float((w * np.arange(lo, hi)).sum() / max(w.sum(), 1e-9)))
-        mass.append(float(w.sum()))
-    return np.array(pos), np.array(mass)
-
-
-def _grow(
-    peaks: NDArray[np.float64], mass: NDArray[np.float64], i: int, period: float
-) -> tuple[float, float, int, list[int], float] | None:
-    """The chain from peak ``i`` with a first step of ``period``, grown both ways, the period
-    refitted (least squares) to the teeth found so far: (first tooth, period, teeth from first
-    to last, the peaks found, their mass), or None when it spans fewer than MIN_CELLS cells."""
-    found = {0: i}
-    lo = hi = 0
-    count = len(peaks)
-    # running sums for the line x = a + b*k through the teeth found
-    sk, sx, skk, skx, m = 0.0, float(peaks[i]), 0.0, 0.0, 1
-    a, b = float(peaks[i]), period
-    for direction in (1, -1):
-        k = hi if direction == 1 else lo
-        misses = 0
-        while misses < 2:
-            k += direction
-            want = a + b * k
-            tol = max(2.0, 0.05 * b)
-            if want < peaks[0] - tol or want > peaks[-1] + tol:
-                break
-            at = int(np.searchsorted(peaks, want))
-            best_c = -1
-            best_d = tol
-            for c in (at - 1, at):
-                if 0 <= c < count and abs(peaks[c] - want) <= best_d:
-                    best_c, best_d = c, abs(peaks[c] - want)
-            if best_c < 0:
-                misses += 1
-                continue
-            found[k] = best_c
-            lo, hi = min(lo, k), max(hi, k)
-            misses = 0
-            x = float(peaks[best_c])
-            sk, sx, skk, skx, m = sk + k, sx + x, skk + k * k, skx + k * x, m + 1
-            den = m * skk - sk * sk
-            if den > 0:
-                b_new = (m * skx - sk * sx) / den
-                if 0.8 * period < b_new < 1.25 * period:
-                    b = b_new
-                    a = (sx - b * sk) / m
-    teeth = hi - lo + 1
-    if teeth - 1 < MIN_CELLS:
-        return None
-    members = [found[k] for k in sorted(found)]
-    got = float(mass[members].sum())
-    return a + b * lo, b, teeth, members, got
 
 
 def _longest_run(ok: NDArray[np.bool_]) -> tuple[int, int]:
@@ -279,42 +332,112 @@ def _longest_run(ok: NDArray[np.bool_]) -> tuple[int, int]:
 
 def find_grid(rgb: NDArray[np.uint8]) -> Grid | None:
     """The board's grid in ``rgb`` (an HxWx3 image), or None when no lattice of at least
-    ``MIN_CELLS`` cells each way is found.
+    ``MIN_CELLS`` cells each way is found. The first of :func:`find_grids`."""
+    grids = find_grids(rgb, 1)
+    return grids[0] if grids else None
 
-    Columns first over the whole image, then rows within the columns found, then columns within
-    those rows, until they settle (and the same starting with rows; the better pair is kept).
-    Within a span, a line counts only for the part of it that does not run on past the board
-    (a menu bar's edge spans the window, a board's line stops at the board).
+
+def find_grids(rgb: NDArray[np.uint8], limit: int = 3, regions: bool = True) -> list[Grid]:
+    """Up to ``limit`` grids in ``rgb``, the strongest first: a screenshot may hold other
+    lattices (a spreadsheet, lines of text), so each grid found is blanked out and the search
+    made again.
+
+    For one grid: columns first over the whole image, then rows within the columns found, then
+    columns within those rows, until they settle (and the same starting with rows; the better
+    pair is kept). Within a span, a line counts only for the part of it that does not run on
+    past the board (a menu bar's edge spans the window, a board's line stops at the board).
     """
     vx, hy = edge_maps(rgb)
     found: list[Grid] = []
-    for first in ("x", "y"):
-        g = _alternate(vx, hy, first)
-        if g is not None:
-            found.append(g)
-    if not found:
-        return None
-    return max(found, key=lambda g: g.x.score + g.y.score)
+    boxes = [(0, 0, vx.shape[1] + 1, hy.shape[0] + 1), *(_regions(vx, hy) if regions else [])]
+    for x0, y0, x1, y1 in boxes:
+        sub_vx, sub_hy = vx[y0:y1, x0 : x1 - 1], hy[y0 : y1 - 1, x0:x1]
+        starts: list[tuple[str, Lattice]] = []
+        for lat in find_lattices(sub_vx.sum(axis=0).astype(np.float64), 2):
+            starts.append(("x", lat))
+        for lat in find_lattices(sub_hy.sum(axis=1).astype(np.float64), 2):
+            starts.append(("y", lat))
+        for axis, lat in starts:
+            g = _alternate(sub_vx, sub_hy, axis, lat)
+            if g is None or not MAX_ASPECT**-1 <= g.x.period / g.y.period <= MAX_ASPECT:  # square cells
+                continue
+            g = Grid(
+                Lattice(g.x.start + x0, g.x.period, g.x.count, g.x.score),
+                Lattice(g.y.start + y0, g.y.period, g.y.count, g.y.score),
+            )
+            if all(g.box != o.box for o in found):
+                found.append(g)
+    found.sort(key=lambda g: -(g.x.score + g.y.score))
+    out = found[:limit]
+    return out
 
 
-def _alternate(vx: NDArray[np.bool_], hy: NDArray[np.bool_], first: str) -> Grid | None:
+def _regions(
+    vx: NDArray[np.bool_], hy: NDArray[np.bool_], block: int = 16
+) -> list[tuple[int, int, int, int]]:
+    """Boxes (left, top, right, bottom) of the parts of the image dense in long edges both ways,
+    where a board may be: 16 px blocks with half a line's edges each way or more, joined with
+    their neighbours; the larger ones (3 blocks a side or more) first, at most 6."""
     h, w = hy.shape[0] + 1, vx.shape[1] + 1
+    bh, bw = (h - 1) // block, (w - 1) // block
+    if bh < 3 or bw < 3:
+        return []
+    dv = vx[: bh * block, : bw * block].reshape(bh, block, bw, block).sum(axis=(1, 3))
+    dh = hy[: bh * block, : bw * block].reshape(bh, block, bw, block).sum(axis=(1, 3))
+    mark = (dv >= block // 2) & (dh >= block // 2)
+    grown = mark.copy()
+    grown[1:] |= mark[:-1]
+    grown[:-1] |= mark[1:]
+    grown[:, 1:] |= mark[:, :-1]
+    grown[:, :-1] |= mark[:, 1:]
+    seen = np.zeros_like(grown)
+    boxes = []
+    for r, c in zip(*np.nonzero(grown), strict=True):
+        if seen[r, c]:
+            continue
+        stack = [(int(r), int(c))]
+        seen[r, c] = True
+        r0 = r1 = int(r)
+        c0 = c1 = int(c)
+        while stack:
+            y, x = stack.pop()
+            r0, r1, c0, c1 = min(r0, y), max(r1, y), min(c0, x), max(c1, x)
+            for yy, xx in ((y + 1, x), (y - 1, x), (y, x + 1), (y, x - 1)):
+                if 0 <= yy < bh and 0 <= xx < bw and grown[yy, xx] and not seen[yy, xx]:
+                    seen[yy, xx] = True
+                    stack.append((yy, xx))
+        if r1 - r0 >= 2 and c1 - c0 >= 2:
+            boxes.append(
+                (
+                    max(0, (c0 - 1) * block),
+                    max(0, (r0 - 1) * block),
+                    min(w, (c1 + 2) * block),
+                    min(h, (r1 + 2) * block),
+                )
+            )
+    boxes.sort(key=lambda b: -(b[2] - b[0]) * (b[3] - b[1]))
+    return [b for b in boxes if (b[2] - b[0], b[3] - b[1]) != (w, h)][:6]
+
+
+def _alternate(vx: NDArray[np.bool_], hy: NDArray[np.bool_], first: str, start: Lattice) -> Grid | None:
+    """The grid grown from one axis's comb ``start``: the other axis within its span, then
+    this axis again within that, until they settle."""
     lx = ly = None
     if first == "x":
-        lx = _settle(vx.sum(axis=0).astype(np.float64), find_lattice(vx.sum(axis=0).astype(np.float64)))
+        lx = _settle(vx.sum(axis=0).astype(np.float64), start)
     else:
-        ly = _settle(hy.sum(axis=1).astype(np.float64), find_lattice(hy.sum(axis=1).astype(np.float64)))
+        ly = _settle(hy.sum(axis=1).astype(np.float64), start)
     for _ in range(4):
-        if lx is not None:
+        if lx is not None:  # cells are about square: the rows' period is near the columns'
             prof = _span_profile(hy, lx, axis=1)
-            new_y = _settle(prof, find_lattice(prof))
+            new_y = _settle(prof, find_lattice(prof, lx.period * MAX_ASPECT, lx.period / MAX_ASPECT))
             if new_y is None:
                 return None
             ly = new_y
         if ly is None:
             return None
         prof = _span_profile(vx, ly, axis=0)
-        new_x = _settle(prof, find_lattice(prof))
+        new_x = _settle(prof, find_lattice(prof, ly.period * MAX_ASPECT, ly.period / MAX_ASPECT))
         if new_x is None:
             return None
         if lx is not None and _same(lx, new_x) and ly is not None:
@@ -323,7 +446,6 @@ def _alternate(vx: NDArray[np.bool_], hy: NDArray[np.bool_], first: str) -> Grid
         lx = new_x
     if lx is None or ly is None:
         return None
-    del h, w
     return Grid(lx, ly)
 
 

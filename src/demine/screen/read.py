@@ -21,13 +21,16 @@ from PIL import Image
 
 from demine.engine.position import COVERED, FLAG, Position
 from demine.errors import DemineError
-from demine.screen.grid import Grid, Lattice, find_grid
+from demine.screen.grid import Grid, Lattice, find_grid, find_grids
 from demine.screen.tiles import Skin, cut_tiles, skins
 
 #: A cell is read when its tile is within this RMS distance (0-255) of one of the skin's
 #: templates, and the next label's template is at least ``MARGIN`` times as far.
 MAX_DISTANCE = 60.0
 MARGIN = 1.2
+#: A grid whose cells are on average within this distance of their templates is a board of
+#: that skin; a lattice of something else (a table, lines of text) fits far worse.
+GOOD_FIT = 15.0
 #: The names a skin may have (``generic``: no template of its own).
 SKIN_NAMES = ("tatham", "xdemineur", "gnome", "kmines", "demine-web", "jsm-web", "generic")
 
@@ -36,14 +39,19 @@ class UnreadableScreen(DemineError):
     """A screenshot the reader cannot read: no grid found, or cells it could not classify.
 
     ``cells`` lists the cells it could not classify, each ``(row, col, (left, top, right,
-    bottom))`` in the image's pixels.
+    bottom))`` in the image's pixels; ``read`` is the rest of the read (those cells given their
+    nearest template's label, not to be trusted), when a grid was found.
     """
 
     def __init__(
-        self, message: str, cells: tuple[tuple[int, int, tuple[int, int, int, int]], ...] = ()
+        self,
+        message: str,
+        cells: tuple[tuple[int, int, tuple[int, int, int, int]], ...] = (),
+        read: BoardRead | None = None,
     ) -> None:
         super().__init__(message)
         self.cells = cells
+        self.read = read
 
 
 @dataclass(frozen=True)
@@ -157,27 +165,36 @@ def read_board(
     if skin is not None and skin not in SKIN_NAMES:
         raise UnreadableScreen(f"unknown skin {skin!r}; the skins are {', '.join(SKIN_NAMES)}")
     rgb = np.asarray(img)
-    grid = _grid_near(rgb, hint_box) if hint_box is not None else None
-    if grid is None:
-        grid = find_grid(rgb)
-    if grid is None:
+    candidates = [s for s in skins() if skin is None or s.name == skin]
+    if not candidates:
+        raise UnreadableScreen(f"no templates for the skin {skin!r}")
+    grids = []
+    near = _grid_near(rgb, hint_box) if hint_box is not None else None
+    if near is not None:
+        grids.append(near)
+    if near is None or not _readable(img, near, candidates):
+        # the whole image's strongest lattice first; the parts of a busy screen dense in
+        # edges only when that one does not read
+        first = find_grids(rgb, 1, regions=False)
+        grids.extend(first)
+        if not first or not _readable(img, first[0], candidates):
+            grids.extend(find_grids(rgb, 3))
+    if not grids:
         raise UnreadableScreen(
             f"no grid found in the {img.width}x{img.height} image: no lattice of at least 4x4 "
             "equal cells (10-80 px) with straight edges between them"
         )
-    tiles = cut_tiles(img, grid)
-    candidates = [s for s in skins() if skin is None or s.name == skin]
-    if not candidates:
-        raise UnreadableScreen(f"no templates for the skin {skin!r}")
-    best: tuple[float, Skin, list[str], NDArray[np.float32], NDArray[np.bool_]] | None = None
-    for s in candidates:
-        labels, dist, sure = _classify(s, tiles)
-        cost = float(np.mean(np.minimum(dist, MAX_DISTANCE * 2)))
-        if best is None or cost < best[0]:
-            best = (cost, s, labels, dist, sure)
-    assert best is not None
-    _, chosen, labels, dist, sure = best
-    rows, cols = grid.y.count, grid.x.count
+    # the grid the templates read best: one whose cells they fit (a table or lines of text on
+    # a desktop fit badly), then the most cells read (a part of the board also fits), then the
+    # closest fit
+    reads = [_match(img, g, candidates) for g in grids]
+
+    def rank(m: tuple[float, Skin, list[str], Any, Any, Grid]) -> tuple[bool, int, float]:
+        sure_count = int(m[4].sum())
+        return (m[0] <= GOOD_FIT, sure_count - 3 * (len(m[4]) - sure_count), -m[0])
+
+    best = max(reads, key=rank)
+    _, chosen, labels, dist, sure, grid = best
     grid, labels, dist, sure = _trim(grid, labels, dist, sure)
     rows, cols = grid.y.count, grid.x.count
     bad = np.flatnonzero(~sure)
@@ -191,8 +208,36 @@ def read_board(
             f"{read.box}, read as {chosen.name}, has {len(cells)} cell(s) that match no "
             f"template: {shown}{more}",
             cells,
+            read,
         )
     return _assemble(grid, labels, chosen.name, mines, float(dist.max()))
+
+
+def _match(
+    img: Image.Image, grid: Grid, candidates: list[Skin]
+) -> tuple[float, Skin, list[str], NDArray[np.float32], NDArray[np.bool_], Grid]:
+    """The skin that reads ``grid``'s cells best: (its mean distance, the skin, labels,
+    distances, which cells are sure, the grid)."""
+    tiles = cut_tiles(img, grid)
+    if len(candidates) > 1:  # the skin that fits a sample of the cells best, then all cells
+        flat = tiles.reshape(-1, *tiles.shape[2:])
+        sample = flat[:: max(1, len(flat) // 48)]
+        candidates = [
+            min(candidates, key=lambda s: float(np.mean(np.minimum(s.distances(sample).min(axis=1), 99))))
+        ]
+    best = None
+    for s in candidates:
+        labels, dist, sure = _classify(s, tiles)
+        cost = float(np.mean(np.minimum(dist, MAX_DISTANCE * 2)))
+        if best is None or cost < best[0]:
+            best = (cost, s, labels, dist, sure, grid)
+    assert best is not None
+    return best
+
+
+def _readable(img: Image.Image, grid: Grid, candidates: list[Skin]) -> bool:
+    m = _match(img, grid, candidates)
+    return bool(m[4].all()) and m[0] <= GOOD_FIT
 
 
 def _grid_near(rgb: NDArray[np.uint8], box: tuple[int, int, int, int]) -> Grid | None:
@@ -228,25 +273,64 @@ def _classify(
     lab = np.array(skin.labels)
     other = np.where(lab[None, :] == lab[nearest][:, None], np.inf, d).min(axis=1)
     sure = (dist <= MAX_DISTANCE) & (other >= MARGIN * dist)
+    for i in np.flatnonzero(~sure).tolist():
+        # a second look at a cell partly hidden (a pointer over it): the pixels that differ
+        # most, up to 30% of the tile, left out; taken only when one label is clearly nearest
+        lab_i, d_i, ok = _occluded(skin, flat[i])
+        if ok:
+            labels[i] = lab_i
+            dist[i] = d_i
+            sure[i] = True
     return labels, dist.astype(np.float32), sure
+
+
+#: The share of a tile's pixels that :func:`_occluded` leaves out.
+HIDDEN_SHARE = 0.3
+
+
+def _occluded(skin: Skin, tile: NDArray[np.float32]) -> tuple[str, float, bool]:
+    """The nearest label of ``tile`` by a trimmed distance (the ``HIDDEN_SHARE`` of pixels that
+    differ most left out), its distance, and whether it is sure: within MAX_DISTANCE / 2 and
+    the next label at least 1.5 times as far."""
+    t = tile.reshape(1, -1, 3)
+    temps = skin.templates.reshape(len(skin.templates), -1, 3)
+    d2 = ((temps - t) ** 2).sum(axis=2)  # (templates, pixels)
+    keep = int(d2.shape[1] * (1 - HIDDEN_SHARE))
+    trimmed = np.sqrt(np.sort(d2, axis=1)[:, :keep].mean(axis=1) / 3)
+    order = np.argsort(trimmed)
+    best = int(order[0])
+    lab = skin.labels[best]
+    others = [float(trimmed[j]) for j in order[1:] if skin.labels[j] != lab]
+    d = float(trimmed[best])
+    ok = d <= MAX_DISTANCE / 2 and (not others or others[0] >= 1.5 * max(d, 1.0))
+    return lab, d, ok
 
 
 def _trim(
     grid: Grid, labels: list[str], dist: NDArray[np.float32], sure: NDArray[np.bool_]
 ) -> tuple[Grid, list[str], NDArray[np.float32], NDArray[np.bool_]]:
-    """The grid less outer rows and columns in which no cell is sure (a frame or a toolbar
-    taken for cells)."""
+    """The grid less outer rows and columns of which a quarter or more is not sure (a frame, a
+    toolbar or a counter's panel taken for cells)."""
     rows, cols = grid.y.count, grid.x.count
     ok = sure.reshape(rows, cols)
+    dd = dist.reshape(rows, cols)
+    typical = float(np.median(dd))
     r0, r1, c0, c1 = 0, rows, 0, cols
-    while r1 - r0 > 4 and not ok[r0, c0:c1].any():
-        r0 += 1
-    while r1 - r0 > 4 and not ok[r1 - 1, c0:c1].any():
-        r1 -= 1
-    while c1 - c0 > 4 and not ok[r0:r1, c0].any():
-        c0 += 1
-    while c1 - c0 > 4 and not ok[r0:r1, c1 - 1].any():
-        c1 -= 1
+
+    def poor(line: NDArray[np.bool_], d: NDArray[np.float32]) -> bool:
+        # a quarter of it unread, or all of it much further from its templates than the board
+        # is: a frame, a panel (whose flat grey fits an open cell loosely)
+        return float(line.mean()) < 0.75 or float(np.median(d)) > max(2.5 * typical, 15.0)
+
+    for _ in range(2):  # from the outside in: a poor line inside the board stays
+        while r1 - r0 > 4 and poor(ok[r0, c0:c1], dd[r0, c0:c1]):
+            r0 += 1
+        while r1 - r0 > 4 and poor(ok[r1 - 1, c0:c1], dd[r1 - 1, c0:c1]):
+            r1 -= 1
+        while c1 - c0 > 4 and poor(ok[r0:r1, c0], dd[r0:r1, c0]):
+            c0 += 1
+        while c1 - c0 > 4 and poor(ok[r0:r1, c1 - 1], dd[r0:r1, c1 - 1]):
+            c1 -= 1
     if (r0, r1, c0, c1) == (0, rows, 0, cols):
         return grid, labels, dist, sure
     keep = np.zeros((rows, cols), dtype=bool)

@@ -10,6 +10,7 @@ in ``demine/screen/skins/``.
 from __future__ import annotations
 
 import json
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -56,14 +57,30 @@ class Skin:
         with the template's shifted by up to a pixel each way, the nearest shift kept: a grid
         placed a pixel off, or a screenshot scaled with another filter, moves a line or a glyph
         by a pixel, and that alone is no difference."""
+        with _one_thread():
+            return self._distances(tiles)
+
+    def _distances(self, tiles: NDArray[np.float32]) -> NDArray[np.float32]:
         inner = _soft(tiles)[:, 1:-1, 1:-1].reshape(len(tiles), -1)
-        windows = self._windows()  # (shifts, templates, features)
+        windows = self._windows()  # (shifts, templates, features); the unshifted one first
         a2 = (inner * inner).sum(axis=1)[:, None]
-        best = None
-        for win in windows:
-            d2 = a2 + (win * win).sum(axis=1)[None, :] - 2.0 * inner @ win.T
-            best = d2 if best is None else np.minimum(best, d2)
-        assert best is not None
+
+        def d2(
+            rows: NDArray[np.float32], win: NDArray[np.float32], a: NDArray[np.float32]
+        ) -> NDArray[np.float32]:
+            out: NDArray[np.float32] = a + (win * win).sum(axis=1)[None, :] - 2.0 * rows @ win.T
+            return out
+
+        best = d2(inner, windows[0], a2)
+        # the shifts only for tiles not already near a template (most are, on a grid found well)
+        near = np.sqrt(np.maximum(best.min(axis=1), 0.0) / inner.shape[1]) <= 6.0
+        far = np.flatnonzero(~near)
+        if len(far):
+            sub = inner[far]
+            sub_best = best[far]
+            for win in windows[1:]:
+                sub_best = np.minimum(sub_best, d2(sub, win, a2[far]))
+            best[far] = sub_best
         out: NDArray[np.float32] = np.sqrt(np.maximum(best, 0.0) / inner.shape[1]).astype(np.float32)
         return out
 
@@ -72,10 +89,10 @@ class Skin:
         cached = _WINDOWS.get(key)
         if cached is None or cached[0] is not self:
             soft = _soft(self.templates.reshape(-1, TILE, TILE, 3))
+            shifts = [(1, 1)] + [(dy, dx) for dy in range(3) for dx in range(3) if (dy, dx) != (1, 1)]
             wins = [
                 np.ascontiguousarray(soft[:, dy : dy + TILE - 2, dx : dx + TILE - 2].reshape(len(soft), -1))
-                for dy in range(3)
-                for dx in range(3)
+                for dy, dx in shifts
             ]
             cached = (self, wins)
             _WINDOWS[key] = cached
@@ -97,6 +114,18 @@ class Skin:
 
 
 _WINDOWS: dict[int, tuple[Skin, list[NDArray[np.float32]]]] = {}
+
+
+def _one_thread() -> AbstractContextManager[object]:
+    """BLAS on one thread for the small products here: on a busy machine its threads wait for
+    each other (a 480x588 by 588x134 product took 22 ms on 2 threads under load, 3 ms on one;
+    threadpoolctl sets it, as numpy cannot)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return nullcontext()
+    limits: AbstractContextManager[object] = threadpool_limits(1, "blas")
+    return limits
 
 
 def _soft(tiles: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -141,6 +170,8 @@ def learn(name: str, samples: list[tuple[NDArray[np.float32], str]], merge: floa
     """A skin from labelled tiles: per label, the tiles grouped greedily (a tile within
     ``merge`` RMS of a group's mean joins it and moves the mean), each group's mean a template.
     A label seen in several looks (a hovered cell, two tile sizes) keeps each look."""
+    if not samples:
+        raise ValueError(f"no tiles to learn the skin {name!r} from")
     groups: dict[str, list[tuple[NDArray[np.float64], int]]] = {}
     for tile, label in samples:
         if label not in LABELS:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from demine.engine.position import COVERED, FLAG, Position
+from demine.screen.read import BoardRead
 
 
 def load_truth(path: str | Path) -> dict[str, Any]:
@@ -40,3 +41,20 @@ def truth_labels(meta: dict[str, Any]) -> list[str]:
     if meta.get("exploded"):
         put([meta["exploded"]], "exploded")
     return labels
+
+
+def read_labels(read: BoardRead) -> list[str]:
+    """Each cell's label as ``read`` says it, row-major (to compare with :func:`truth_labels`)."""
+    out = []
+    for i, v in enumerate(read.position.states):
+        lab = "H" if v == COVERED else "F" if v == FLAG else str(v)
+        if i in read.questions:
+            lab = "?"
+        elif i in read.mines_shown:
+            lab = "mine"
+        elif i in read.wrong_flags:
+            lab = "wrong"
+        elif i == read.exploded:
+            lab = "exploded"
+        out.append(lab)
+    return out
