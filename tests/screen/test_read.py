@@ -76,20 +76,9 @@ VARIANTS = {
 }
 
 
-#: Known limits, expected to fail so that a fix shows: xdemineur's counter panel above the
-#: board, blurred by JPEG, fits its open cells well enough to be taken for a row of them.
-VARIANT_LIMITS = {("xdemineur-30x16-mid", "jpeg75"), ("xdemineur-30x16-lost", "jpeg75")}
-
-
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 @pytest.mark.parametrize("shot", SHOTS, ids=_name)
-def test_a_scaled_or_jpeg_screenshot_reads_as_its_truth(
-    shot: Path, variant: str, request: pytest.FixtureRequest
-) -> None:
-    if (shot.stem, variant) in VARIANT_LIMITS:
-        request.applymarker(
-            pytest.mark.xfail(strict=True, reason="xdemineur's panel under JPEG read as a row")
-        )
+def test_a_scaled_or_jpeg_screenshot_reads_as_its_truth(shot: Path, variant: str) -> None:
     meta = load_truth(shot)
     img = VARIANTS[variant](_open(shot))
     _check(read_board(img), meta)

@@ -309,8 +309,9 @@ def _occluded(skin: Skin, tile: NDArray[np.float32]) -> tuple[str, float, bool]:
 def _trim(
     grid: Grid, labels: list[str], dist: NDArray[np.float32], sure: NDArray[np.bool_]
 ) -> tuple[Grid, list[str], NDArray[np.float32], NDArray[np.bool_]]:
-    """The grid less outer rows and columns of which a quarter or more is not sure (a frame, a
-    toolbar or a counter's panel taken for cells)."""
+    """The grid less outer rows and columns of which a quarter or more is not sure, or that are
+    much further from their templates than the board, or that show an open 0 beside a covered
+    cell (a frame, a toolbar or a counter's panel taken for cells)."""
     rows, cols = grid.y.count, grid.x.count
     ok = sure.reshape(rows, cols)
     dd = dist.reshape(rows, cols)
@@ -322,14 +323,34 @@ def _trim(
         # is: a frame, a panel (whose flat grey fits an open cell loosely)
         return float(line.mean()) < 0.75 or float(np.median(d)) > max(2.5 * typical, 15.0)
 
+    lab = np.array(labels, dtype=object).reshape(rows, cols)
+    zero = lab == "0"
+    shut = np.isin(lab, ["H", "F", "?"])
+
+    def impossible(line: NDArray[np.bool_], inward: NDArray[np.bool_]) -> bool:
+        # an open 0 beside a covered cell breaks the rules (a 0 opens its neighbours): a line
+        # of "zeros" so placed is something else, a panel's flat grey
+        near = inward.copy()
+        near[1:] |= inward[:-1]
+        near[:-1] |= inward[1:]
+        return bool((line & near).any())
+
     for _ in range(2):  # from the outside in: a poor line inside the board stays
-        while r1 - r0 > 4 and poor(ok[r0, c0:c1], dd[r0, c0:c1]):
+        while r1 - r0 > 4 and (
+            poor(ok[r0, c0:c1], dd[r0, c0:c1]) or impossible(zero[r0, c0:c1], shut[r0 + 1, c0:c1])
+        ):
             r0 += 1
-        while r1 - r0 > 4 and poor(ok[r1 - 1, c0:c1], dd[r1 - 1, c0:c1]):
+        while r1 - r0 > 4 and (
+            poor(ok[r1 - 1, c0:c1], dd[r1 - 1, c0:c1]) or impossible(zero[r1 - 1, c0:c1], shut[r1 - 2, c0:c1])
+        ):
             r1 -= 1
-        while c1 - c0 > 4 and poor(ok[r0:r1, c0], dd[r0:r1, c0]):
+        while c1 - c0 > 4 and (
+            poor(ok[r0:r1, c0], dd[r0:r1, c0]) or impossible(zero[r0:r1, c0], shut[r0:r1, c0 + 1])
+        ):
             c0 += 1
-        while c1 - c0 > 4 and poor(ok[r0:r1, c1 - 1], dd[r0:r1, c1 - 1]):
+        while c1 - c0 > 4 and (
+            poor(ok[r0:r1, c1 - 1], dd[r0:r1, c1 - 1]) or impossible(zero[r0:r1, c1 - 1], shut[r0:r1, c1 - 2])
+        ):
             c1 -= 1
     if (r0, r1, c0, c1) == (0, rows, 0, cols):
         return grid, labels, dist, sure
