@@ -51,23 +51,30 @@ def shot_tiles(folder: Path, rec: dict) -> list[np.ndarray]:
 
 
 def cluster(tiles: np.ndarray, merge: float = 10.0) -> tuple[list[np.ndarray], list[int]]:
-    flat = _soft(tiles).reshape(len(tiles), -1).astype(np.float64)
-    means: list[np.ndarray] = []
-    counts: list[int] = []
+    """The tiles grouped greedily: a tile joins the first group whose first member is within
+    ``merge`` RMS (softened, its middle compared a pixel shifted either way, as the reader does),
+    else starts a group. The groups' first members, and each tile's group."""
+    soft = _soft(tiles)
+    firsts: list[np.ndarray] = []
+    windows: list[np.ndarray] = []  # each group's first member, 9 shifted middles
     ids = []
-    for t in flat:
-        if means:
-            d = np.sqrt(((np.array(means) - t) ** 2).mean(axis=1))
+    for t in soft:
+        mid = t[1:-1, 1:-1].reshape(-1)
+        if windows:
+            w = np.array(windows)  # (groups, 9, features)
+            d = np.sqrt(((w - mid) ** 2).mean(axis=2)).min(axis=1)
             k = int(np.argmin(d))
             if d[k] < merge:
-                means[k] = (means[k] * counts[k] + t) / (counts[k] + 1)
-                counts[k] += 1
                 ids.append(k)
                 continue
-        means.append(t)
-        counts.append(1)
-        ids.append(len(means) - 1)
-    return means, ids
+        firsts.append(t)
+        windows.append(
+            np.array(
+                [t[dy : dy + TILE - 2, dx : dx + TILE - 2].reshape(-1) for dy in range(3) for dx in range(3)]
+            )
+        )
+        ids.append(len(firsts) - 1)
+    return firsts, ids
 
 
 def main() -> int:
@@ -194,6 +201,7 @@ def write_truth(folder: Path, rec: dict, labels: list[list[str]]) -> None:
             "exploded": None,
             "mines_shown": [],
             "wrong_flags": [],
+            "grid": rec["grid"],
         }
         if g.outcome == "lost":
             mines = set(layout)

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from demine.screen.grid import find_grid
+from demine.screen.grid import Grid, Lattice, find_grid
 from demine.screen.tiles import cut_tiles, learn
 from demine.screen.truth import load_truth, truth_labels
 
@@ -40,10 +40,14 @@ def main() -> int:
             if meta.get("program") != ns.skin:
                 continue
             img = Image.open(png).convert("RGB")
-            grid = find_grid(np.asarray(img))
             labels = truth_labels(meta)
             rows = len(meta["truth"].splitlines()) - 1
             cols = len(labels) // rows
+            if "grid" in meta:  # the grid the game was played on (benchmarks/screen_label.py)
+                x0, px, y0, py = meta["grid"]
+                grid = Grid(Lattice(x0, px, cols, 0.0), Lattice(y0, py, rows, 0.0))
+            else:
+                grid = find_grid(np.asarray(img))
             if grid is None or (grid.x.count, grid.y.count) != (cols, rows):
                 print(
                     f"{png}: grid {grid and (grid.x.count, grid.y.count)}, truth {cols}x{rows}: skipped",

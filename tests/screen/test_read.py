@@ -47,7 +47,7 @@ def _check(read: BoardRead, meta: dict) -> None:
 
 def test_there_are_screenshots_of_each_program() -> None:
     programs = {load_truth(p)["program"] for p in SHOTS}
-    assert {"tatham", "xdemineur"} <= programs
+    assert {"tatham", "xdemineur", "gnome"} <= programs
 
 
 @pytest.mark.parametrize("shot", SHOTS, ids=_name)
@@ -117,24 +117,7 @@ def _desktop(window: Image.Image, seed: int) -> tuple[Image.Image, tuple[int, in
     return desk, at
 
 
-#: Known limits, kept as expected failures so that a fix shows: a board of 12 px cells on the
-#: busy desktop is found at twice its period (the part of the screen around it is searched,
-#: and its comb at 24 px keeps most of the mass there).
-DESKTOP_LIMITS = {"tatham-30x16-t12"}
-
-
-@pytest.mark.parametrize(
-    "shot",
-    [
-        pytest.param(
-            p, marks=pytest.mark.xfail(strict=True, reason="a 12 px board on a desktop: twice its period")
-        )
-        if p.stem in DESKTOP_LIMITS
-        else p
-        for p in SHOTS
-    ],
-    ids=_name,
-)
+@pytest.mark.parametrize("shot", SHOTS, ids=_name)
 def test_a_board_inside_a_busy_desktop_reads_and_is_placed(shot: Path) -> None:
     meta = load_truth(shot)
     alone = read_board(_open(shot))

@@ -481,7 +481,8 @@ def _span_profile(edges: NDArray[np.bool_], across: Lattice, axis: int) -> NDArr
 def _settle(profile: NDArray[np.float64], lat: Lattice | None) -> Lattice | None:
     """The board's boundaries from a chain of teeth: where in the period the boundary lies (the
     centre of the edges folded onto one period, near the teeth: the middle of a line or a gap),
-    and which boundaries hold edges (a third of the chain's median or more), as one run."""
+    and which boundaries hold edges (a quarter of the chain's median or more: an outer edge of
+    tiles with gaps has one side of them), as one run."""
     if lat is None:
         return None
     n = len(profile)
@@ -508,7 +509,7 @@ def _settle(profile: NDArray[np.float64], lat: Lattice | None) -> Lattice | None
     chain = [masses[k] for k in range(lat.count + 1) if k in masses]
     if not chain:
         return None
-    floor = np.median(chain) / 3
+    floor = np.median(chain) / 4
     present = [k for k in ks if masses.get(k, 0.0) >= floor]
     # the run of present boundaries that holds the chain's middle
     mid = lat.count // 2

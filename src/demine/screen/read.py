@@ -309,49 +309,51 @@ def _occluded(skin: Skin, tile: NDArray[np.float32]) -> tuple[str, float, bool]:
 def _trim(
     grid: Grid, labels: list[str], dist: NDArray[np.float32], sure: NDArray[np.bool_]
 ) -> tuple[Grid, list[str], NDArray[np.float32], NDArray[np.bool_]]:
-    """The grid less outer rows and columns of which a quarter or more is not sure, or that are
-    much further from their templates than the board, or that show an open 0 beside a covered
-    cell (a frame, a toolbar or a counter's panel taken for cells)."""
+    """The grid less outer rows and columns that are no part of the board (a frame, a toolbar,
+    a counter's panel, a window's background taken for cells), the worst first.
+
+    First the lines a quarter or more unread, or all much further from their templates than the
+    board is (a panel's flat grey fits an open cell loosely); then the lines with an open 0
+    beside a covered cell, which the rules forbid (a 0 opens its neighbours)."""
     rows, cols = grid.y.count, grid.x.count
     ok = sure.reshape(rows, cols)
     dd = dist.reshape(rows, cols)
     typical = float(np.median(dd))
-    r0, r1, c0, c1 = 0, rows, 0, cols
-
-    def poor(line: NDArray[np.bool_], d: NDArray[np.float32]) -> bool:
-        # a quarter of it unread, or all of it much further from its templates than the board
-        # is: a frame, a panel (whose flat grey fits an open cell loosely)
-        return float(line.mean()) < 0.75 or float(np.median(d)) > max(2.5 * typical, 15.0)
-
     lab = np.array(labels, dtype=object).reshape(rows, cols)
     zero = lab == "0"
     shut = np.isin(lab, ["H", "F", "?"])
+    r0, r1, c0, c1 = 0, rows, 0, cols
 
-    def impossible(line: NDArray[np.bool_], inward: NDArray[np.bool_]) -> bool:
-        # an open 0 beside a covered cell breaks the rules (a 0 opens its neighbours): a line
-        # of "zeros" so placed is something else, a panel's flat grey
-        near = inward.copy()
-        near[1:] |= inward[:-1]
-        near[:-1] |= inward[1:]
-        return bool((line & near).any())
+    def unread(at: tuple[Any, Any], inward: tuple[Any, Any]) -> float:
+        if float(np.median(dd[at])) > max(2.5 * typical, 15.0):
+            return 1.0
+        return 1.0 - float(ok[at].mean())
 
-    for _ in range(2):  # from the outside in: a poor line inside the board stays
-        while r1 - r0 > 4 and (
-            poor(ok[r0, c0:c1], dd[r0, c0:c1]) or impossible(zero[r0, c0:c1], shut[r0 + 1, c0:c1])
-        ):
-            r0 += 1
-        while r1 - r0 > 4 and (
-            poor(ok[r1 - 1, c0:c1], dd[r1 - 1, c0:c1]) or impossible(zero[r1 - 1, c0:c1], shut[r1 - 2, c0:c1])
-        ):
-            r1 -= 1
-        while c1 - c0 > 4 and (
-            poor(ok[r0:r1, c0], dd[r0:r1, c0]) or impossible(zero[r0:r1, c0], shut[r0:r1, c0 + 1])
-        ):
-            c0 += 1
-        while c1 - c0 > 4 and (
-            poor(ok[r0:r1, c1 - 1], dd[r0:r1, c1 - 1]) or impossible(zero[r0:r1, c1 - 1], shut[r0:r1, c1 - 2])
-        ):
-            c1 -= 1
+    def broken(at: tuple[Any, Any], inward: tuple[Any, Any]) -> float:
+        near = shut[inward].copy()
+        near[1:] |= shut[inward][:-1]
+        near[:-1] |= shut[inward][1:]
+        return float((zero[at] & near).mean())
+
+    for measure, floor in ((unread, 0.25), (broken, 1e-9)):
+        while r1 - r0 > 4 and c1 - c0 > 4:
+            sides = [
+                (measure((r0, slice(c0, c1)), (r0 + 1, slice(c0, c1))), "top"),
+                (measure((r1 - 1, slice(c0, c1)), (r1 - 2, slice(c0, c1))), "bottom"),
+                (measure((slice(r0, r1), c0), (slice(r0, r1), c0 + 1)), "left"),
+                (measure((slice(r0, r1), c1 - 1), (slice(r0, r1), c1 - 2)), "right"),
+            ]
+            worst, side = max(sides)
+            if worst < floor:
+                break
+            if side == "top":
+                r0 += 1
+            elif side == "bottom":
+                r1 -= 1
+            elif side == "left":
+                c0 += 1
+            else:
+                c1 -= 1
     if (r0, r1, c0, c1) == (0, rows, 0, cols):
         return grid, labels, dist, sure
     keep = np.zeros((rows, cols), dtype=bool)
