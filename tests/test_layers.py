@@ -13,7 +13,7 @@ SRC = Path(__file__).resolve().parent.parent / "src" / "demine"
 #: Each package's rank: a module may import from its own rank or a lower one.
 RANKS = {
     "errors": 0, "engine": 1, "analysis": 2, "players": 3, "bench": 4, "render": 4, "review": 4, "puzzles": 4,
-    "web": 5, "cli": 6,
+    "screen": 5, "web": 5, "cli": 6,
 }  # fmt: skip
 #: Imports against the flow that are allowed, each for a reason: a position draws itself in
 #: Jupyter (``_repr_svg_``) with the renderer, imported from above when it is called.

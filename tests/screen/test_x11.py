@@ -1,0 +1,141 @@
+"""Live windows under Xvfb (demine.screen.x11 and programs): finding each program's window,
+capturing it, clicking inside it and never outside, new games by key, and ending what was
+started. Tatham's Mines runs a known layout (its game id), so a click's effect is checked
+against the truth without any reader."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from demine.engine.game import Game
+from tests.screen.conftest import need_program
+
+np = pytest.importorskip("numpy")
+
+from demine.screen.programs import PROGRAMS, launch, tatham_game_id  # noqa: E402
+from demine.screen.x11 import OutsideWindow, ScreenError, WindowGone, connect  # noqa: E402
+
+OUTLINE = 153  # the grey of Tatham's grid outline (its default colours)
+
+
+def _grid(img: object, tile: int) -> tuple[float, float, float, float]:
+    """Tatham's grid box from its outline (thick at the top and the left): left, top, cell
+    width, cell height."""
+    a = np.asarray(img)
+    dark = (a == OUTLINE).all(axis=2)
+
+    def after_first_run(counts: object) -> int:
+        lines = np.flatnonzero(np.asarray(counts) > 4 * tile)
+        end = lines[0]
+        while end + 1 in lines:
+            end += 1
+        return int(end) + 1
+
+    return after_first_run(dark.sum(axis=0)), after_first_run(dark.sum(axis=1)), tile, tile
+
+
+def _cell_box(grid: tuple[float, float, float, float], row: int, col: int) -> tuple[slice, slice]:
+    left, top, cw, ch = grid
+    return (
+        slice(int(top + row * ch + 3), int(top + (row + 1) * ch - 3)),
+        slice(int(left + col * cw + 3), int(left + (col + 1) * cw - 3)),
+    )
+
+
+def _settled(conn: object, box: tuple[int, int, int, int], before: object) -> object:
+    for _ in range(100):
+        time.sleep(0.02)
+        now = conn.grab(box)  # type: ignore[attr-defined]
+        if not (now == before).all():
+            time.sleep(0.05)
+            return conn.grab(box)  # type: ignore[attr-defined]
+    return now
+
+
+def test_a_click_opens_the_cell_it_aims_at_and_nothing_else(xdisplay: str) -> None:
+    need_program("tatham")
+    game = Game(9, 9, 10, rule="zero", seed=5)
+    start = game.geometry.cell(4, 4)
+    game.reveal(start)
+    mines = set(game.mine_cells())
+    target = next(c for c in range(81) if c not in mines and game.visible[c] > 8)
+    with (
+        launch(
+            PROGRAMS["tatham"],
+            xdisplay,
+            9,
+            9,
+            10,
+            tile=20,
+            game_id=tatham_game_id(9, 9, sorted(mines), start),
+        ) as run,
+        connect(xdisplay) as conn,
+    ):
+        # the window by its name, not the hidden 10x10 one of the same class
+        found = conn.find(name="Mines", wm_class="sgt-mines")
+        assert [w.id for w in found] == [run.window.id] and run.window.width > 100
+        before = conn.grab(run.window.box)
+        grid = _grid(before, 20)
+        row, col = divmod(target, 9)
+        ys, xs = _cell_box(grid, row, col)
+        x = run.window.box[0] + int(grid[0] + (col + 0.5) * grid[2])
+        y = run.window.box[1] + int(grid[1] + (row + 0.5) * grid[3])
+        conn.click(run.window.id, x, y)
+        after = _settled(conn, run.window.box, before)
+        changed = (np.asarray(before) != np.asarray(after)).any(axis=2)
+        assert changed[ys, xs].any(), "the cell clicked did not change"
+        # the rest of the grid is as it was unless the click flooded (the target is a number)
+        others = changed.copy()
+        left, top, cw, ch = grid
+        others[
+            int(top + row * ch) - 2 : int(top + (row + 1) * ch) + 2,
+            int(left + col * cw) - 2 : int(left + (col + 1) * cw) + 2,
+        ] = False
+        assert not others[int(top) : int(top + 9 * ch), int(left) : int(left + 9 * cw)].any()
+        # a point outside the window is refused and nothing moves
+        pointer = conn.pointer()
+        with pytest.raises(OutsideWindow, match="outside window"):
+            conn.click(run.window.id, run.window.box[2] + 5, run.window.box[1] + 5)
+        assert conn.pointer() == pointer
+        # n starts a new game: the board is covered again
+        conn.key(run.window.id, "n")
+        fresh = _settled(conn, run.window.box, after)
+        assert not (np.asarray(fresh)[ys, xs] == np.asarray(after)[ys, xs]).all()
+        pid = run.process.pid
+    with pytest.raises(ProcessLookupError):
+        os.killpg(pid, 0)  # the program's whole process group is gone
+
+
+def test_xdemineur_is_found_by_its_latin1_class_and_a_closed_window_is_gone(xdisplay: str) -> None:
+    need_program("xdemineur")
+    with launch(PROGRAMS["xdemineur"], xdisplay, 12, 9, 12) as run, connect(xdisplay) as conn:
+        info = conn.window(run.window.id)
+        assert info.wm_class[1] == "XDémineur" and info.name == "xdémineur"
+        assert conn.find(wm_class="xdémineur")[0].id == info.id
+        img = conn.grab(info.box)
+        assert img.shape == (info.height, info.width, 3) and img.dtype == np.uint8
+        wid = info.id
+    with connect(xdisplay) as conn, pytest.raises(WindowGone):
+        conn.window(wid)
+
+
+def test_a_program_at_a_size_it_cannot_play_is_refused_before_it_starts(xdisplay: str) -> None:
+    with (
+        pytest.raises(ScreenError, match="12 columns or more"),
+        launch(PROGRAMS["xdemineur"], xdisplay, 9, 9, 10),
+    ):
+        pass
+    with (
+        pytest.raises(ScreenError, match="plays 8x8x10, 16x16x40, 30x16x99 only"),
+        launch(PROGRAMS["gnome"], xdisplay, 9, 9, 10),
+    ):
+        pass
+
+
+def test_a_display_that_is_not_there_is_a_clear_error() -> None:
+    pytest.importorskip("Xlib")
+    with pytest.raises(ScreenError, match="cannot open the X display :987654"):
+        connect(":987654")
