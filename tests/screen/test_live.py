@@ -153,7 +153,7 @@ def test_a_reader_that_always_fails_gives_the_game_up_as_unreadable() -> None:
 
     window = FakeWindow(_guess_free(5))
     log = play_game(window, PROGRAMS["tatham"], never, settings=PlaySettings(poll=0.0, max_misreads=3))
-    assert log.outcome == "unreadable" and log.misreads == ["unreadable: no grid found"] * 3
+    assert log.outcome == "unreadable" and log.unreadable == ["no grid found"] * 3 and not log.misreads
     assert window.clicks == []
 
 

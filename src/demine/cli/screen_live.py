@@ -100,6 +100,17 @@ def _reader() -> Callable[..., Any]:
     return reader
 
 
+def _mines(ns: argparse.Namespace) -> int | None:
+    """The mine total to read boards with: --mines, else with --launch the size's."""
+    if ns.mines is not None:
+        if ns.mines < 0:
+            raise InputError(f"--mines must be 0 or more, got {ns.mines}")
+        return int(ns.mines)
+    if ns.launch:
+        return parse_size(ns.size or "expert", "safe")[2]
+    return None
+
+
 @contextmanager
 def _window(ns: argparse.Namespace) -> Iterator[tuple[Any, Any, Any]]:
     """The connection, the program and its window (launched with --launch)."""
@@ -162,6 +173,7 @@ def cmd_play(ns: argparse.Namespace) -> int:
     if ns.seconds <= 0:
         raise InputError(f"--seconds must be more than 0, got {ns.seconds:g}")
     reader = _reader()
+    mines = _mines(ns)
     settings = PlaySettings(seconds=ns.seconds)
     logs = []
     ended = ""
@@ -170,12 +182,13 @@ def cmd_play(ns: argparse.Namespace) -> int:
         with _window(ns) as (conn, program, info), key_pressed() as pressed:
             window = LiveWindow(conn, info.id)
             try:
+                shown = _first_read(window, reader, mines, program)
                 for index in range(ns.games):
-                    fresh = reader(window.grab(), mines=ns.mines, skin=program.skin)
-                    if index > 0 or fresh.state != "playing":
-                        new_game(window, program, fresh, settings)
-                    log = play_game(window, program, reader, mines=ns.mines, settings=settings, stop=pressed)
+                    if index > 0 or (shown is not None and shown.state != "playing"):
+                        new_game(window, program, shown, settings)
+                    log = play_game(window, program, reader, mines=mines, settings=settings, stop=pressed)
                     logs.append(log)
+                    shown = log.final
                     line = {"game": index + 1, "program": program.name, **log.to_json()}
                     if out is not None:
                         out.write(json.dumps(line) + "\n")
@@ -201,8 +214,21 @@ def cmd_play(ns: argparse.Namespace) -> int:
     return 0
 
 
+def _first_read(window: Any, reader: Callable[..., Any], mines: int | None, program: Any) -> Any:
+    """The board shown before play starts (a game in progress is played on, a finished one
+    replaced), or None when it cannot be read (the first game's reads will say why)."""
+    from demine.errors import DemineError
+
+    try:
+        return reader(window.grab(), mines=mines, skin=program.skin)
+    except DemineError:
+        return None
+
+
 def _game_line(n: int, log: Any) -> str:
     misreads = f", {len(log.misreads)} misread{'s' * (len(log.misreads) != 1)}" if log.misreads else ""
+    if log.unreadable:
+        misreads += f", {len(log.unreadable)} unreadable"
     proven = " ON A PROVEN-SAFE CELL" if log.lost_on_proven_safe else ""
     return f"game {n}: {log.outcome}{proven} after {len(log.turns)} clicks{misreads}"
 
@@ -219,7 +245,10 @@ def _summary_text(s: dict[str, Any]) -> str:
             f"win rate {100 * s['win_rate']:.1f}% (95% CI {100 * low:.1f}-{100 * high:.1f}), rule {s['rule']}"
         )
     proven, misreads, reads = s["lost_on_proven_safe"], s["misreads"], s["reads"]
-    lines.append(f"lost on a proven-safe cell: {proven}; misreads: {misreads} of {reads} reads")
+    unread = s["unreadable_reads"]
+    lines.append(
+        f"lost on a proven-safe cell: {proven}; misreads: {misreads} of {reads} reads ({unread} unreadable)"
+    )
     ms = s["ms_per_move"]
     if ms["p50"] is not None:
         lines.append(f"one turn (grab, read, decide, click): p50 {ms['p50']:.1f} ms, p95 {ms['p95']:.1f} ms")

@@ -86,11 +86,11 @@ class LiveWindow:
         self.origin = conn.window(window_id).box[:2]
 
     def grab(self) -> Any:
-        info = self.conn.window(self.id)
-        self.origin = info.box[:2]
+        box = self.conn.box(self.id)
+        self.origin = box[:2]
         if self.unobscured:
             return self.conn.grab_unobscured(self.id)
-        return self.conn.grab(info.box)
+        return self.conn.grab(box)
 
     def click(self, x: int, y: int, button: str = "left") -> None:
         self.conn.click(self.id, self.origin[0] + x, self.origin[1] + y, button)
@@ -108,7 +108,8 @@ class PlaySettings:
     seconds: float = 2.0
     """The budget of one decision."""
     max_misreads: int = 8
-    """Misreads in a row after which the game is given up (``unreadable``)."""
+    """Misreads or unreadable pictures in a row after which the game is given up
+    (``unreadable``)."""
     settle: float = 3.0
     """How long to wait for the window to change after a click (seconds)."""
     poll: float = 0.015
@@ -166,7 +167,11 @@ class GameLog:
     turns: list[Turn] = field(default_factory=list)
     reads: int = 0
     misreads: list[str] = field(default_factory=list)
-    """What each misread contradicted, in words."""
+    """What each misread contradicted, in words: a read against the one before, or a board no
+    layout explains."""
+    unreadable: list[str] = field(default_factory=list)
+    """Why each picture the reader could not read was refused (a window caught redrawing, a
+    dialog): nothing is clicked on it, and the next picture is read."""
     lost_on_proven_safe: bool = False
     """Lost on a cell ``best`` had proven safe: a misread or a solver's error."""
     exploded: int | None = None
@@ -177,8 +182,14 @@ class GameLog:
     layout: list[int] | None = None
     """The mines, when the end shows them all (a win: every covered cell; a loss where the
     program shows every mine)."""
-    frames: list[tuple[Any, BoardView]] = field(default_factory=list)
-    """With ``keep_frames``: each picture read and its read (for checking against the truth)."""
+    final: BoardView | None = None
+    """The last read that agreed with the one before (a finished game's face is on it)."""
+    frames: list[tuple[int, Any, BoardView]] = field(default_factory=list)
+    """With ``keep_frames``: each picture read and its read, after how many clicks (for checking
+    against the truth, :mod:`demine.screen.groundtruth`)."""
+    failed: list[tuple[int, Any, str]] = field(default_factory=list)
+    """With ``keep_frames``: each picture refused (a misread or unreadable), after how many
+    clicks, and why."""
 
     def _rc(self, cell: int) -> list[int]:
         return list(divmod(cell, self.width))
@@ -193,6 +204,7 @@ class GameLog:
             "moves": [t.to_json() for t in self.turns],
             "reads": self.reads,
             "misreads": self.misreads,
+            "unreadable": self.unreadable,
             "lost_on_proven_safe": self.lost_on_proven_safe,
             "exploded": None if self.exploded is None else self._rc(self.exploded),
             "first": None if self.first is None else self.first.to_text(),
@@ -265,19 +277,20 @@ def settle(window: Window, before: Any, settings: PlaySettings) -> tuple[Any, fl
             return now, 1000 * (time.perf_counter() - t0)
 
 
-def _final(log: GameLog, read: BoardView) -> None:
-    """Fill in the end of ``log`` from the read that shows the game over."""
+def _final(log: GameLog, read: BoardView, won: bool = False) -> None:
+    """Fill in the end of ``log`` from the read that shows the game over (``won``: a win the
+    read's state does not say)."""
     p = read.position
-    log.outcome = read.state
+    log.outcome = "won" if won else read.state
     log.last = p
     log.exploded = read.exploded
-    if read.state == "won":
+    if log.outcome == "won":
         log.layout = [c for c, s in enumerate(p.states) if s >= COVERED]
     elif read.exploded is not None and read.mines_shown:
         shown = set(read.mines_shown) | {read.exploded}
         if p.mines is None or len(shown) == p.mines:
             log.layout = sorted(shown)
-    if read.state == "lost" and log.turns:
+    if log.outcome == "lost" and log.turns:
         last = log.turns[-1]
         log.lost_on_proven_safe = last.reason == "safe"
 
@@ -319,7 +332,7 @@ def play_game(
         except ScreenError:
             raise
         except DemineError as e:
-            problem = f"unreadable: {e}"
+            problem = str(e)
         t2 = time.perf_counter()
         log.reads += 1
         if read is not None and last is not None:
@@ -331,15 +344,20 @@ def play_game(
         if read is not None and problem is None:
             p = read.position
             if keep_frames:
-                log.frames.append((picture, read))
+                log.frames.append((len(log.turns), picture, read))
             if log.first is None:
                 log.width, log.height, log.mines = p.width, p.height, p.mines
                 log.first = p
-            last = read
+            last = log.final = read
             if on_turn is not None:
                 on_turn(log, read)
             if read.state in ("won", "lost"):
                 _final(log, read)
+                return log
+            if COVERED not in p.states:
+                # every hidden cell flagged (Tatham's Mines flags them all at a win): nothing is
+                # left to click, so the game is won whatever the read's state says
+                _final(log, read, won=True)
                 return log
             try:
                 cell, reason, risk = decide(p, program.rule, settings)
@@ -348,7 +366,9 @@ def play_game(
             except IllegalMove as e:
                 problem = f"nothing to click: {e}"
         if read is None or problem is not None:
-            log.misreads.append(problem or "unreadable")
+            (log.unreadable if read is None else log.misreads).append(problem or "unreadable")
+            if keep_frames:
+                log.failed.append((len(log.turns), picture, problem or "unreadable"))
             in_a_row += 1
             if in_a_row >= settings.max_misreads:
                 log.outcome = "unreadable"
@@ -429,6 +449,7 @@ def summary(logs: list[GameLog], program: Program) -> dict[str, Any]:
         "stopped": sum(1 for g in logs if g.outcome == "stopped"),
         "lost_on_proven_safe": sum(1 for g in logs if g.lost_on_proven_safe),
         "misreads": sum(len(g.misreads) for g in logs),
+        "unreadable_reads": sum(len(g.unreadable) for g in logs),
         "reads": sum(g.reads for g in logs),
         "moves": len(turns),
         "win_rate": won / len(finished) if finished else None,
