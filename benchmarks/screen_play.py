@@ -71,9 +71,9 @@ def _games(display: str, ns: argparse.Namespace, program: Any) -> Iterator[tuple
             game.reveal(start)
             layout = game.mine_cells()
             game_id = tatham_game_id(width, height, layout, start)
-            with launch(program, display, width, height, mines, tile=ns.tile, game_id=game_id) as run:
-                with connect(display) as conn:
-                    yield LiveWindow(conn, run.window.id), layout
+            started = launch(program, display, width, height, mines, tile=ns.tile, game_id=game_id)
+            with started as run, connect(display) as conn:
+                yield LiveWindow(conn, run.window.id), layout
         return
     with launch(program, display, width, height, mines, tile=ns.tile) as run, connect(display) as conn:
         window = LiveWindow(conn, run.window.id)

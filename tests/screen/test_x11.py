@@ -139,3 +139,48 @@ def test_a_display_that_is_not_there_is_a_clear_error() -> None:
     pytest.importorskip("Xlib")
     with pytest.raises(ScreenError, match="cannot open the X display :987654"):
         connect(":987654")
+
+
+def _tatham_known(seed: int) -> tuple[Game, int, str]:
+    from demine.analysis.noguess import no_guess_game
+
+    game = no_guess_game(9, 9, 10, rule="zero", seed=seed)
+    start = game.geometry.cell(2, 2)
+    game.reveal(start)
+    return game, start, tatham_game_id(9, 9, game.mine_cells(), start)
+
+
+def test_the_overlay_draws_over_the_board_lets_clicks_through_and_is_never_read(xdisplay: str) -> None:
+    need_program("tatham")
+    from demine.screen.overlay import COLOURS, Mark, Overlay
+
+    game, _, game_id = _tatham_known(21)
+    target = next(c for c in range(81) if not game.is_mine(c) and game.visible[c] > 8)
+    with (
+        launch(PROGRAMS["tatham"], xdisplay, 9, 9, 10, tile=24, game_id=game_id) as run,
+        connect(xdisplay) as conn,
+    ):
+        box = run.window.box
+        before = conn.grab(box)
+        grid = _grid(before, 24)
+        row, col = divmod(target, 9)
+        left, top = box[0] + grid[0] + col * 24, box[1] + grid[1] + row * 24
+        overlay = Overlay(conn)
+        try:
+            overlay.show([Mark(left, top, 24, 24, "safe")], thickness=3)
+            time.sleep(0.2)
+            shown = conn.grab(box)
+            edge = shown[top - box[1] + 1, left - box[0] + 12]
+            assert tuple(edge) == COLOURS["safe"], "the overlay's frame is not drawn"
+            assert tuple(shown[top - box[1] + 12, left - box[0] + 12]) == tuple(
+                before[top - box[1] + 12, left - box[0] + 12]
+            )
+            own = conn.grab_unobscured(run.window.id)
+            assert (own == before).all(), "the window's own pixels hold the overlay"
+            # a click on the frame itself goes through to the program: the cell opens
+            conn.click(run.window.id, left + 1, top + 12)
+            after = _settled(conn, box, shown)
+            ys, xs = _cell_box(grid, row, col)
+            assert not (np.asarray(after)[ys, xs] == np.asarray(before)[ys, xs]).all()
+        finally:
+            overlay.close()

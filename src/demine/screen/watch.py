@@ -149,9 +149,9 @@ def watch(
                 continue
             last_seen = seen
             hints = hints_for(read)
-            show(hints)
             if drawn is not None:
                 drawn.show(hints.marks(window.origin), max(2, round(read.cell_w / 8)))
+            show(hints)
             done += 1
             if updates is not None and done >= updates:
                 return f"{done} updates shown"
