@@ -13,8 +13,12 @@ The programs, from Debian's packages, all run under Xvfb with no window manager 
 - ``xdemineur``: 12 columns or more; each game starts with an opening already shown; its title
   is Latin-1 (``Xdémineur``), so it is found by class; a new game is a click on its face.
 - ``gnome``: GNOME Mines (its three sizes; settings through GLib's keyfile backend in the
-  temporary folder: the window's size, and so its tile size, is set there).
-- ``kmines``: KMines, under a D-Bus session of its own (no services started on demand).
+  temporary folder: the window's size, and so its tile size, is set there). A new game at the
+  same size is ctrl+r once a game is over (ctrl+n shows the size chooser); it lightens the
+  cell under the pointer and shows every mine at a loss.
+- ``kmines``: KMines, under a D-Bus session of its own (no services started on demand); its
+  window sets only ``_NET_WM_NAME``; ctrl+n is a new game at once; a click on a lost board asks
+  whether to reset it (so nothing is clicked there after a loss).
 """
 
 from __future__ import annotations
@@ -150,7 +154,7 @@ PROGRAMS: dict[str, Program] = {
             "gnome",
             window_name="Mines",
             window_class="gnome-mines",
-            new_game="key:ctrl+n",
+            new_game="key:ctrl+r",
             first_click="opening",
             chord="left",
             sizes=((8, 8, 10), (16, 16, 40), (30, 16, 99)),
