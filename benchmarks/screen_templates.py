@@ -1,0 +1,65 @@
+"""Learn a skin's templates from screenshots with their truth, for demine.screen's reader.
+
+    python benchmarks/screen_templates.py SKIN SHOTS_DIR [--out src/demine/screen/skins]
+
+Every ``*.png`` in SHOTS_DIR whose ``.json`` names the program SKIN is read for its grid (the
+grid finder must find the size the truth says), each cell cut to a tile and labelled from the
+truth; the tiles of a label are grouped (:func:`demine.screen.tiles.learn`) and written as the
+skin's atlas. Make the screenshots with ``benchmarks/screen_shots.py`` (other seeds than the
+test data's, so the tests read boards the templates were not learned from).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from demine.screen.grid import find_grid
+from demine.screen.tiles import cut_tiles, learn
+from demine.screen.truth import load_truth, truth_labels
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("skin")
+    ap.add_argument("shots", nargs="+")
+    ap.add_argument("--out", default="src/demine/screen/skins")
+    ap.add_argument("--merge", type=float, default=6.0)
+    ns = ap.parse_args()
+    samples = []
+    used = []
+    for folder in ns.shots:
+        for png in sorted(Path(folder).glob("*.png")):
+            meta = load_truth(png)
+            if meta.get("program") != ns.skin:
+                continue
+            img = Image.open(png).convert("RGB")
+            grid = find_grid(np.asarray(img))
+            labels = truth_labels(meta)
+            rows = len(meta["truth"].splitlines()) - 1
+            cols = len(labels) // rows
+            if grid is None or (grid.x.count, grid.y.count) != (cols, rows):
+                print(
+                    f"{png}: grid {grid and (grid.x.count, grid.y.count)}, truth {cols}x{rows}: skipped",
+                    file=sys.stderr,
+                )
+                continue
+            tiles = cut_tiles(img, grid).reshape(-1, *cut_tiles(img, grid).shape[2:])
+            samples += list(zip(tiles, labels, strict=True))
+            used.append(meta.get("source", png.name))
+    skin = learn(ns.skin, samples, ns.merge)
+    source = f"learned by benchmarks/screen_templates.py from {len(used)} screenshots: " + "; ".join(used)
+    skin.save(Path(ns.out), source)
+    counts: dict[str, int] = {}
+    for lab in skin.labels:
+        counts[lab] = counts.get(lab, 0) + 1
+    print(f"{ns.skin}: {len(skin.labels)} templates from {len(samples)} cells: {counts}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,42 @@
+"""The truth kept beside a screenshot (``NAME.json`` beside ``NAME.png``): what each cell shows.
+
+Keys: ``truth`` (the position in the text format; a mine shown, the exploded one too, is a
+covered cell there), ``exploded`` (``[row, col]`` or null), ``mines_shown`` and ``wrong_flags``
+(lists of ``[row, col]``), ``questions`` (the same, optional), ``mines`` (the total), and how
+the screenshot was made (``program``, ``source``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from demine.engine.position import COVERED, FLAG, Position
+
+
+def load_truth(path: str | Path) -> dict[str, Any]:
+    """The truth beside a screenshot: ``shot.png`` -> ``shot.json``."""
+    p = Path(path)
+    meta: dict[str, Any] = json.loads(p.with_suffix(".json").read_text())
+    return meta
+
+
+def truth_labels(meta: dict[str, Any]) -> list[str]:
+    """Each cell's label (see :data:`demine.screen.tiles.LABELS`), row-major."""
+    p = Position.from_text(meta["truth"])
+    w = p.width
+    labels = []
+    for v in p.states:
+        labels.append("H" if v == COVERED else "F" if v == FLAG else str(v))
+
+    def put(cells: list[list[int]] | None, label: str) -> None:
+        for r, c in cells or []:
+            labels[r * w + c] = label
+
+    put(meta.get("questions"), "?")
+    put(meta.get("mines_shown"), "mine")
+    put(meta.get("wrong_flags"), "wrong")
+    if meta.get("exploded"):
+        put([meta["exploded"]], "exploded")
+    return labels
