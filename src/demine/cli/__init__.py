@@ -531,6 +531,10 @@ def _add_more(sub: Any) -> None:
 
     add_serve(sub)
 
+    from demine.cli.screen import add_screen
+
+    add_screen(sub)
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
