@@ -17,6 +17,7 @@ EXTRAS = {
     "png": ("cairosvg", "CairoSVG"),
     "tui": ("textual", "Textual"),
     "cli": ("rich", "Rich"),
+    "screen": ("PIL", "Pillow and numpy"),
 }
 
 

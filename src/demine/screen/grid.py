@@ -132,33 +132,62 @@ def find_lattice(profile: NDArray[np.float64], max_period: float = MAX_PERIOD) -
     peaks, mass = _peaks(profile)
     if len(peaks) <= MIN_CELLS:
         return None
-    best: Lattice | None = None
-    best_score = 0.0
     n = len(peaks)
-    seen: set[tuple[int, int]] = set()  # (peak, period in half pixels) already in a chain
+    # first steps to try: the next few peaks of each peak, and the autocorrelation's best lags
+    seeds: list[tuple[int, float]] = []
     for i in range(n):
-        for j in range(i + 1, min(n, i + 8)):
+        for j in range(i + 1, min(n, i + 12)):
             period = float(peaks[j] - peaks[i])
-            if period < MIN_PERIOD:
-                continue
             if period > max_period:
                 break
-            key = (i, round(period * 2))
-            if key in seen:
-                continue
-            chain = _grow(peaks, mass, i, j)
-            if chain is None:
-                continue
-            first, last, teeth, members, got = chain
-            per = (last - first) / (teeth - 1)
-            for c in members:
-                for d in (-1, 0, 1):
-                    seen.add((c, round(per * 2) + d))
-            score = got * len(members) / teeth
-            if score > best_score * 1.000001:
-                best_score = score
-                best = Lattice(first, per, teeth - 1, score)
+            if period >= MIN_PERIOD:
+                seeds.append((i, period))
+    for lag in _lags(profile, max_period):
+        seeds.extend((i, lag) for i in range(n))
+    best: Lattice | None = None
+    best_score = 0.0
+    seen: set[tuple[int, int]] = set()  # (peak, period in half pixels) already in a chain
+    for i, period in seeds:
+        key = (i, round(period * 2))
+        if key in seen:
+            continue
+        chain = _grow(peaks, mass, i, period)
+        if chain is None:
+            continue
+        first, per, teeth, members, got = chain
+        for c in members:
+            for d in (-1, 0, 1):
+                seen.add((c, round(per * 2) + d))
+        score = got * len(members) / teeth
+        if score > best_score * 1.000001:
+            best_score = score
+            best = Lattice(first, per, teeth - 1, score)
     return best
+
+
+def _lags(profile: NDArray[np.float64], max_period: float) -> list[float]:
+    """The autocorrelation's strongest lags between MIN_PERIOD and ``max_period`` (up to 4,
+    each refined to a fraction of a pixel): periods that many edges share."""
+    x = profile - profile.mean()
+    n = len(x)
+    size = 1 << (2 * n - 1).bit_length()
+    f = np.fft.rfft(x, size)
+    ac = np.fft.irfft(f * np.conj(f), size)[:n]
+    lo, hi = int(MIN_PERIOD), min(n - 2, int(max_period) + 1)
+    if hi <= lo + 2:
+        return []
+    seg = ac[lo - 1 : hi + 2]
+    is_max = (seg[1:-1] > seg[:-2]) & (seg[1:-1] >= seg[2:]) & (seg[1:-1] > 0)
+    idx = np.flatnonzero(is_max) + lo
+    if len(idx) == 0:
+        return []
+    top = idx[np.argsort(ac[idx])[::-1][:4]]
+    out = []
+    for k in top.tolist():
+        a, b, c = ac[k - 1], ac[k], ac[k + 1]
+        den = a - 2 * b + c
+        out.append(float(k + (0.5 * (a - c) / den if den < 0 else 0.0)))
+    return out
 
 
 def _peaks(profile: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -188,28 +217,30 @@ def _peaks(profile: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[n
 
 
 def _grow(
-    peaks: NDArray[np.float64], mass: NDArray[np.float64], i: int, j: int
+    peaks: NDArray[np.float64], mass: NDArray[np.float64], i: int, period: float
 ) -> tuple[float, float, int, list[int], float] | None:
-    """The chain through peaks ``i`` and ``j``, grown both ways: (first tooth, last tooth, teeth
-    from first to last, the peaks found, their mass), or None when it is shorter than
-    MIN_CELLS."""
-    found = {0: i, 1: j}
-    lo, hi = 0, 1
+    """The chain from peak ``i`` with a first step of ``period``, grown both ways, the period
+    refitted (least squares) to the teeth found so far: (first tooth, period, teeth from first
+    to last, the peaks found, their mass), or None when it spans fewer than MIN_CELLS cells."""
+    found = {0: i}
+    lo = hi = 0
     count = len(peaks)
+    # running sums for the line x = a + b*k through the teeth found
+    sk, sx, skk, skx, m = 0.0, float(peaks[i]), 0.0, 0.0, 1
+    a, b = float(peaks[i]), period
     for direction in (1, -1):
         k = hi if direction == 1 else lo
         misses = 0
         while misses < 2:
             k += direction
-            per = (peaks[found[hi]] - peaks[found[lo]]) / (hi - lo)
-            want = peaks[found[lo]] + (k - lo) * per
-            tol = max(1.5, 0.03 * per)
+            want = a + b * k
+            tol = max(2.0, 0.05 * b)
             if want < peaks[0] - tol or want > peaks[-1] + tol:
                 break
-            m = int(np.searchsorted(peaks, want))
+            at = int(np.searchsorted(peaks, want))
             best_c = -1
             best_d = tol
-            for c in (m - 1, m):
+            for c in (at - 1, at):
                 if 0 <= c < count and abs(peaks[c] - want) <= best_d:
                     best_c, best_d = c, abs(peaks[c] - want)
             if best_c < 0:
@@ -218,12 +249,20 @@ def _grow(
             found[k] = best_c
             lo, hi = min(lo, k), max(hi, k)
             misses = 0
+            x = float(peaks[best_c])
+            sk, sx, skk, skx, m = sk + k, sx + x, skk + k * k, skx + k * x, m + 1
+            den = m * skk - sk * sk
+            if den > 0:
+                b_new = (m * skx - sk * sx) / den
+                if 0.8 * period < b_new < 1.25 * period:
+                    b = b_new
+                    a = (sx - b * sk) / m
     teeth = hi - lo + 1
     if teeth - 1 < MIN_CELLS:
         return None
     members = [found[k] for k in sorted(found)]
     got = float(mass[members].sum())
-    return float(peaks[found[lo]]), float(peaks[found[hi]]), teeth, members, got
+    return a + b * lo, b, teeth, members, got
 
 
 def _longest_run(ok: NDArray[np.bool_]) -> tuple[int, int]:

@@ -50,15 +50,36 @@ class Skin:
     """The templates, (n, TILE * TILE * 3)."""
 
     def distances(self, tiles: NDArray[np.float32]) -> NDArray[np.float32]:
-        """RMS distance (0-255) of each tile (n, TILE, TILE, 3) to each template: (n, templates)."""
-        flat = tiles.reshape(len(tiles), -1)
-        d2 = (
-            (flat * flat).sum(axis=1)[:, None]
-            + (self.templates * self.templates).sum(axis=1)[None, :]
-            - 2.0 * flat @ self.templates.T
-        )
-        out: NDArray[np.float32] = np.sqrt(np.maximum(d2, 0.0) / flat.shape[1]).astype(np.float32)
+        """RMS distance (0-255) of each tile (n, TILE, TILE, 3) to each template: (n, templates).
+
+        Both are softened first (a 3x3 mean) and the tile's middle (TILE - 2 square) is compared
+        with the template's shifted by up to a pixel each way, the nearest shift kept: a grid
+        placed a pixel off, or a screenshot scaled with another filter, moves a line or a glyph
+        by a pixel, and that alone is no difference."""
+        inner = _soft(tiles)[:, 1:-1, 1:-1].reshape(len(tiles), -1)
+        windows = self._windows()  # (shifts, templates, features)
+        a2 = (inner * inner).sum(axis=1)[:, None]
+        best = None
+        for win in windows:
+            d2 = a2 + (win * win).sum(axis=1)[None, :] - 2.0 * inner @ win.T
+            best = d2 if best is None else np.minimum(best, d2)
+        assert best is not None
+        out: NDArray[np.float32] = np.sqrt(np.maximum(best, 0.0) / inner.shape[1]).astype(np.float32)
         return out
+
+    def _windows(self) -> list[NDArray[np.float32]]:
+        key = id(self)
+        cached = _WINDOWS.get(key)
+        if cached is None or cached[0] is not self:
+            soft = _soft(self.templates.reshape(-1, TILE, TILE, 3))
+            wins = [
+                np.ascontiguousarray(soft[:, dy : dy + TILE - 2, dx : dx + TILE - 2].reshape(len(soft), -1))
+                for dy in range(3)
+                for dx in range(3)
+            ]
+            cached = (self, wins)
+            _WINDOWS[key] = cached
+        return cached[1]
 
     def save(self, folder: Path, source: str) -> None:
         """Write ``NAME.png`` (the atlas, 16 templates a row) and ``NAME.json`` (labels, source)."""
@@ -73,6 +94,20 @@ class Skin:
         Image.fromarray(atlas).save(folder / f"{self.name}.png", optimize=True)
         meta = {"skin": self.name, "tile": TILE, "labels": list(self.labels), "source": source}
         (folder / f"{self.name}.json").write_text(json.dumps(meta, indent=1) + "\n")
+
+
+_WINDOWS: dict[int, tuple[Skin, list[NDArray[np.float32]]]] = {}
+
+
+def _soft(tiles: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Each tile (n, TILE, TILE, 3) averaged over 3x3 pixels (edges repeated)."""
+    p = np.pad(tiles, ((0, 0), (1, 1), (1, 1), (0, 0)), mode="edge")
+    acc = np.zeros_like(tiles)
+    for dy in range(3):
+        for dx in range(3):
+            acc += p[:, dy : dy + TILE, dx : dx + TILE]
+    out: NDArray[np.float32] = acc / 9.0
+    return out
 
 
 def _load(name: str, png: bytes, meta_text: str) -> Skin:
