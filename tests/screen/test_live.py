@@ -40,6 +40,8 @@ class FakeRead:
     face: tuple[int, int] | None = None
     exploded: int | None = None
     mines_shown: frozenset[int] = frozenset()
+    cell_w: float = CELL
+    cell_h: float = CELL
 
     def centre(self, cell: int) -> tuple[int, int]:
         r, c = divmod(cell, self.position.width)
@@ -188,3 +190,27 @@ def test_summary_counts_games_and_times_the_turns() -> None:
     assert s["moves"] == sum(len(g.turns) for g in logs)
     assert 0 < s["ms_per_move"]["p50"] <= s["ms_per_move"]["p95"]
     assert set(s["ms_parts"]) == {"grab", "read", "decide", "click"}
+
+
+def test_watch_hints_take_flags_as_claims_and_guess_when_nothing_is_safe() -> None:
+    from demine.screen.watch import hints_for
+
+    # the 0 proves the flag beside it wrong; the mine is the last cell
+    flagged = Position.from_text("3x1x1\n0FH")
+    h = hints_for(FakeRead(flagged, (0, 0, 30, 10), "playing"))
+    assert (h.wrong_flags, h.mines, h.safe, h.best) == ({1}, {2}, frozenset(), None)
+    assert h.problem == "a flag proven wrong is the only safe cell"
+    assert [m.kind for m in h.marks((0, 0))] == ["wrong", "mine"]
+    coin = Position.from_text("2x2x1\n1H\nHH")
+    g = hints_for(FakeRead(coin, (0, 0, 20, 20), "playing"))
+    assert g.safe == frozenset() and g.best in (1, 2, 3) and g.mine_probability is not None
+    assert g.to_json()["best"] == list(divmod(g.best, 2))
+    assert hints_for(FakeRead(coin, (0, 0, 20, 20), "won")).problem == "the game is won"
+    assert (
+        hints_for(FakeRead(Position.covered(2, 2, 1), (0, 0, 20, 20), "playing")).problem
+        == "no cell opened yet"
+    )
+    bad = hints_for(FakeRead(Position.from_text("2x1x0\n1H"), (0, 0, 20, 10), "playing"))
+    assert bad.problem is not None and bad.problem.startswith("no layout explains the board")
+    marks = g.marks((100, 50))
+    assert [(m.kind, m.width) for m in marks] == [("guess", CELL)] and marks[0].left >= 100

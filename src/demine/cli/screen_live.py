@@ -337,12 +337,13 @@ def _status(h: Hints) -> str:
     if h.problem:
         return h.problem
     w = h.read.position.width
+    mines = f"{len(h.mines)} mine{'s' * (len(h.mines) != 1)} proven"
     if h.safe:
-        return f"{len(h.safe)} safe, {len(h.mines)} mines proven"
+        return f"{len(h.safe)} safe, {mines}; {h.reason}".rstrip("; ")
     assert h.best is not None
     r, c = divmod(h.best, w)
     risk = "" if h.mine_probability is None else f", {100 * h.mine_probability:.1f}% a mine"
-    return f"no safe cell: best guess ({r}, {c}){risk} ({h.reason}); {len(h.mines)} mines proven"
+    return f"no safe cell: best guess ({r}, {c}){risk} ({h.reason}); {mines}"
 
 
 def panel_text(h: Hints) -> str:

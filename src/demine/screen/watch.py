@@ -15,10 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from demine.analysis import Limit, analyze
-from demine.engine.position import COVERED, FLAG
-from demine.errors import DemineError, IllegalMove, InconsistentPosition
-from demine.players.best import best_move
+from demine.engine.position import COVERED
+from demine.errors import DemineError
 from demine.screen.live import BoardView, LiveWindow, Reader, revealed, same_picture
 from demine.screen.overlay import Mark, Overlay
 from demine.screen.programs import Program
@@ -27,7 +25,7 @@ from demine.screen.x11 import Connection, WindowGone
 
 @dataclass(frozen=True)
 class Hints:
-    """What demine says of a read board."""
+    """What demine says of a read board (the web game's hints, :func:`demine.web.hints.hints`)."""
 
     read: BoardView
     safe: frozenset[int] = frozenset()
@@ -39,11 +37,14 @@ class Hints:
     best: int | None = None
     """When no cell is proven safe: ``best``'s guess."""
     reason: str = ""
+    """Why: the first safe cell's proof in words, or the guess's reason and outlook."""
     mine_probability: float | None = None
+    """The guess's chance of a mine."""
     problem: str | None = None
     """Why there are no hints (no layout explains the board, the game is over)."""
 
     def to_json(self) -> dict[str, Any]:
+        """The hints as JSON: the state, the position read, the cells as [row, col]."""
         w = self.read.position.width
 
         def cells(cs: frozenset[int]) -> list[list[int]]:
@@ -57,7 +58,7 @@ class Hints:
             "wrong_flags": cells(self.wrong_flags),
             "best": None if self.best is None else list(divmod(self.best, w)),
             "reason": self.reason,
-            "mine_probability": None if self.mine_probability is None else round(self.mine_probability, 6),
+            "mine_probability": self.mine_probability,
             "problem": self.problem,
         }
 
@@ -67,38 +68,47 @@ class Hints:
         kinds = [("wrong", self.wrong_flags), ("mine", self.mines), ("safe", self.safe)]
         if self.best is not None:
             kinds.append(("guess", frozenset([self.best])))
+        cw, ch = self.read.cell_w, self.read.cell_h
         for kind, cells in kinds:
             for c in sorted(cells):
                 x, y = self.read.centre(c)
-                cw, ch = self.read.cell_w, self.read.cell_h
                 left, top = origin[0] + round(x - cw / 2), origin[1] + round(y - ch / 2)
                 out.append(Mark(left, top, round(cw), round(ch), kind))
         return out
 
 
-def hints_for(read: BoardView, seconds: float = 1.0) -> Hints:
-    """The hints for ``read``: nothing on a finished game or an untouched board."""
+def hints_for(read: BoardView) -> Hints:
+    """The hints for ``read`` (the player's flags are claims: never trusted); none on a
+    finished game or an untouched board."""
+    from demine.web.hints import hints
+
     p = read.position
     if read.state != "playing":
         return Hints(read, problem=f"the game is {read.state}")
     if revealed(p) == 0:
         return Hints(read, problem="no cell opened yet")
-    claims = p.without_flags() if FLAG in p.states else p
-    try:
-        a = analyze(claims, limit=Limit(seconds=seconds))
-    except InconsistentPosition as e:
-        return Hints(read, problem=f"no layout explains the board: {e}")
-    flags = {c for c, s in enumerate(p.states) if s == FLAG}
-    safe = frozenset(c for c in a.safe if p.states[c] == COVERED)
-    mines = frozenset(c for c in a.mines if p.states[c] == COVERED)
-    wrong = frozenset(c for c in a.safe if c in flags)
+    found = hints(p, probabilities=False)
+    if "error" in found:
+        return Hints(read, problem=f"no layout explains the board: {found['error']}")
+    w = p.width
+
+    def cells(key: str) -> frozenset[int]:
+        return frozenset(r * w + c for r, c in found[key])
+
+    mines = frozenset(c for c in cells("mines") if p.states[c] == COVERED)
+    safe = cells("safe")
     if safe:
-        return Hints(read, safe, mines, wrong)
-    try:
-        bm = best_move(claims, Limit(seconds=seconds), analysis=a)
-    except IllegalMove as e:
-        return Hints(read, safe, mines, wrong, problem=str(e))
-    return Hints(read, safe, mines, wrong, bm.move.cell, str(bm.reason), bm.mine_probability)
+        first = min(safe)
+        why = found["reasons"].get(f"{first // w},{first % w}", {}).get("text", "")
+        return Hints(read, safe, mines, cells("wrong_flags"), reason=why)
+    guess = found.get("best")
+    wrong = cells("wrong_flags")
+    if guess is None:
+        left = "a flag proven wrong is the only safe cell" if wrong else "no covered cell left to open"
+        return Hints(read, safe, mines, wrong, problem=left)
+    r, c = guess["cell"]
+    reason = " ".join(str(x) for x in (guess["reason"], guess.get("outlook") or "") if x)
+    return Hints(read, safe, mines, wrong, r * w + c, reason, guess["mine_probability"])
 
 
 def watch(
