@@ -184,3 +184,30 @@ def test_the_overlay_draws_over_the_board_lets_clicks_through_and_is_never_read(
             assert not (np.asarray(after)[ys, xs] == np.asarray(before)[ys, xs]).all()
         finally:
             overlay.close()
+
+
+def test_kmines_is_found_by_its_net_wm_name_and_ctrl_n_starts_a_new_game(xdisplay: str) -> None:
+    need_program("kmines")
+    with launch(PROGRAMS["kmines"], xdisplay, 9, 9, 10) as run, connect(xdisplay) as conn:
+        info = conn.window(run.window.id)
+        assert info.name == "KMines" and PROGRAMS["kmines"].matches(info)
+        time.sleep(0.5)
+        fresh = conn.grab(info.box)
+        centre = ((info.box[0] + info.box[2]) // 2, (info.box[1] + info.box[3]) // 2)
+        conn.click(info.id, *centre)  # the board is in the middle; the first click is safe
+        played = _settled(conn, info.box, fresh)
+        assert not (played == fresh).all()
+        conn.move(info.id, info.box[0] + 5, info.box[3] - 5)  # off the board (no hover light)
+        conn.key(info.id, "ctrl+n")
+        time.sleep(1.0)
+        again = conn.grab(info.box)
+        board = (slice(info.height // 4, 3 * info.height // 4), slice(info.width // 3, 2 * info.width // 3))
+        assert (again[board] == fresh[board]).all(), "ctrl+n did not bring back a fresh board"
+
+
+def test_gnome_mines_opens_at_its_size_sized_for_the_tile_asked(xdisplay: str) -> None:
+    need_program("gnome")
+    with launch(PROGRAMS["gnome"], xdisplay, 8, 8, 10, tile=40) as run, connect(xdisplay) as conn:
+        info = conn.window(run.window.id)
+        assert info.name == "Mines" and info.wm_class[1] == "Gnome-mines"
+        assert info.width >= 8 * 40 and info.height >= 8 * 40
