@@ -21,11 +21,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -35,28 +33,7 @@ from demine.screen.groundtruth import check_frames, save_failure, truths
 from demine.screen.live import GameLog, LiveWindow, PlaySettings, new_game, play_game, summary
 from demine.screen.programs import find_program, launch, tatham_game_id
 from demine.screen.read import read_board
-from demine.screen.x11 import connect
-
-
-@contextmanager
-def xvfb(size: str = "1920x1080x24") -> Iterator[str]:
-    """A fresh Xvfb display, its name; ended after."""
-    read, write = os.pipe()
-    proc = subprocess.Popen(
-        ["Xvfb", "-displayfd", str(write), "-screen", "0", size, "-nolisten", "tcp"],
-        pass_fds=(write,),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    os.close(write)
-    try:
-        with os.fdopen(read) as f:
-            yield ":" + f.readline().strip()
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+from demine.screen.x11 import connect, xvfb
 
 
 def _games(display: str, ns: argparse.Namespace, program: Any) -> Iterator[tuple[Any, list[int] | None]]:

@@ -10,8 +10,6 @@ blue.
 
 from __future__ import annotations
 
-import os
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -22,23 +20,13 @@ from demine.analysis.noguess import no_guess_game
 from demine.screen.programs import PROGRAMS, launch, tatham_game_id
 from demine.screen.read import read_board
 from demine.screen.watch import watch
-from demine.screen.x11 import connect
+from demine.screen.x11 import connect, xvfb
 
 OUT = Path(__file__).resolve().parent / "screen-watch.png"
 
 
 def main() -> None:
-    read, write = os.pipe()
-    xvfb = subprocess.Popen(
-        ["Xvfb", "-displayfd", str(write), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
-        pass_fds=(write,),
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    os.close(write)
-    try:
-        with os.fdopen(read) as f:
-            display = ":" + f.readline().strip()
+    with xvfb("1280x800x24") as display:
         game = no_guess_game(16, 16, 40, rule="zero", seed="shot")
         start = game.geometry.cell(2, 2)
         game.reveal(start)
@@ -63,9 +51,6 @@ def main() -> None:
                 updates=1,
             )
         print(f"wrote {OUT}")
-    finally:
-        xvfb.terminate()
-        xvfb.wait()
 
 
 if __name__ == "__main__":

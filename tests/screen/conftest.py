@@ -10,7 +10,6 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
-import subprocess
 from collections.abc import Iterator
 
 import pytest
@@ -40,30 +39,9 @@ def xdisplay() -> Iterator[str]:
     for module, lib in (("Xlib", "python-xlib"), ("mss", "mss"), ("numpy", "numpy"), ("PIL", "Pillow")):
         if importlib.util.find_spec(module) is None:
             missing(f"{lib} is not installed (the screen extra)")
-    xvfb = shutil.which("Xvfb")
-    if xvfb is None:
+    if shutil.which("Xvfb") is None:
         missing("Xvfb is not installed (apt-get install xvfb)")
-        return
-    read, write = os.pipe()
-    proc = subprocess.Popen(
-        [xvfb, "-displayfd", str(write), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
-        pass_fds=(write,),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    os.close(write)
-    try:
-        with os.fdopen(read) as f:
-            number = f.readline().strip()
-        if not number:
-            missing("Xvfb did not start")
-        yield f":{number}"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    from demine.screen.x11 import xvfb
+
+    with xvfb("1280x800x24") as name:
+        yield name

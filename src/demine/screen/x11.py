@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
+import subprocess
 import time
 from collections.abc import Callable, Iterator
-from contextlib import suppress
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any
 
@@ -354,6 +356,39 @@ class Connection:
             raise OutsideWindow(
                 f"refused: ({x}, {y}) is outside window 0x{window_id:x} ({left}, {top}, {right}, {bottom})"
             )
+
+
+@contextmanager
+def xvfb(size: str = "1920x1080x24") -> Iterator[str]:
+    """A fresh virtual X display (Xvfb, on a display number it picks itself through
+    ``-displayfd``), its name (``:N``); ended on leaving the block. For tests, benchmarks and
+    pictures: nothing is drawn on a real screen. :class:`ScreenError` when Xvfb is missing."""
+    binary = shutil.which("Xvfb")
+    if binary is None:
+        raise ScreenError("Xvfb is not installed: apt-get install xvfb")
+    read, write = os.pipe()
+    proc = subprocess.Popen(
+        [binary, "-displayfd", str(write), "-screen", "0", size, "-nolisten", "tcp"],
+        pass_fds=(write,),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    os.close(write)
+    try:
+        with os.fdopen(read) as f:
+            number = f.readline().strip()
+        if not number:
+            raise ScreenError(f"Xvfb did not start (it exited with {proc.wait()})")
+        yield f":{number}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def connect(name: str | None = None) -> Connection:
