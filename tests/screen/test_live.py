@@ -25,7 +25,7 @@ from demine.screen.live import (  # noqa: E402
 from demine.screen.programs import PROGRAMS  # noqa: E402
 
 CELL = 10  # the fake's cell size in pixels
-FAST = PlaySettings(poll=0.0, settle=0.05)
+FAST = PlaySettings(poll=0.0, settle=0.05, end_wait=0.0)
 
 
 class Unreadable(DemineError):

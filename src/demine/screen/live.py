@@ -114,6 +114,8 @@ class PlaySettings:
     """How long to wait for the window to change after a click (seconds)."""
     poll: float = 0.015
     """How often to look at the window while waiting (seconds)."""
+    end_wait: float = 0.6
+    """How long to let a program draw its end after the click that wins (seconds)."""
 
 
 @dataclass
@@ -385,8 +387,20 @@ def play_game(
         ms = [1000 * (t2 - t1), 1000 * (t3 - t2), 1000 * (t4 - t3)]
         turn = Turn(cell, row, col, reason, risk, grab_ms, *ms)
         log.turns.append(turn)
+        if _last_safe_cell(read.position, reason):
+            # the click that wins: programs mark the end (Tatham's Mines flashes the board);
+            # the end is read once it has been drawn, not half-way
+            time.sleep(settings.end_wait)
         _, turn.wait_ms = settle(window, picture, settings)
         picture, grab_ms = _grab(window)  # the next turn's grab, timed alone
+
+
+def _last_safe_cell(position: Position, reason: str) -> bool:
+    """Whether opening a cell proven safe wins: it is the only hidden cell not a mine."""
+    if position.mines is None or reason != "safe":
+        return False
+    hidden = sum(1 for s in position.states if s >= COVERED)
+    return hidden - position.mines == 1
 
 
 def _grab(window: Window) -> tuple[Any, float]:
