@@ -84,3 +84,27 @@ def test_q_in_the_terminal_is_seen_and_the_terminal_is_given_back() -> None:
             assert pressed() is True
         assert termios.tcgetattr(follower) == before
     os.close(leader)
+
+
+def test_play_stops_when_the_window_closes_and_says_so(
+    xdisplay: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    need_program("tatham")
+    pytest.importorskip("PIL")
+    import signal
+    import threading
+
+    from demine.screen.programs import PROGRAMS, launch
+
+    with launch(PROGRAMS["tatham"], xdisplay, 30, 16, 99, tile=24) as started:
+        closer = threading.Timer(2.0, lambda: os.killpg(started.process.pid, signal.SIGTERM))
+        closer.start()
+        try:
+            code, out, err = run(
+                capsys, "screen", "play", "--program", "tatham", "--display", xdisplay,
+                "--window", hex(started.window.id), "--mines", "99", "--games", "5",
+            )  # fmt: skip
+        finally:
+            closer.cancel()
+    assert code == 0, err
+    assert "ended: the window closed" in out and "Traceback" not in err
