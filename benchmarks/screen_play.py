@@ -73,6 +73,7 @@ def play(display: str, ns: argparse.Namespace) -> tuple[list[GameLog], dict[str,
         shown = log.final
         logs.append(log)
         layout = layout if layout is not None else log.layout
+        name = f"{program.name}-{ns.size}-t{ns.tile or 'd'}-g{index + 1}"
         if layout is not None and log.first is not None:
             check = check_frames(log, layout)
             checked["cells"] += check.cells
@@ -81,7 +82,6 @@ def play(display: str, ns: argparse.Namespace) -> tuple[list[GameLog], dict[str,
             checked["wrong_reads"] += len(check.wrong)
             if failures is not None:
                 truth = truths(log, layout)
-                name = f"{program.name}-{ns.size}-t{ns.tile or 'd'}-g{index + 1}"
                 bad = [
                     (clicks, picture, problem, f"refused{k}")
                     for k, (clicks, picture, problem) in enumerate(log.failed)
@@ -91,6 +91,9 @@ def play(display: str, ns: argparse.Namespace) -> tuple[list[GameLog], dict[str,
                     bad.append((clicks, picture, "read wrongly", f"wrong{wrong['frame']}"))
                 for clicks, picture, problem, what in bad:
                     save_failure(failures, f"{name}-{what}", picture, truth[clicks], program.name, problem)
+        elif failures is not None:  # no truth: the pictures refused alone, for the reader's authors
+            for k, (_, picture, problem) in enumerate(log.failed):
+                save_failure(failures, f"{name}-refused{k}-no-truth", picture, None, program.name, problem)
         proven = " LOST ON A PROVEN-SAFE CELL" if log.lost_on_proven_safe else ""
         print(
             f"game {index + 1}: {log.outcome}{proven}, {len(log.turns)} clicks, "

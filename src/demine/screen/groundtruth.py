@@ -78,20 +78,21 @@ def save_failure(
     folder: Path,
     name: str,
     picture: Any,
-    truth: Position,
+    truth: Position | None,
     program: str,
     problem: str,
 ) -> Path:
     """Write a picture the reader failed on as ``NAME.png`` with its truth beside it
-    (``NAME.json`` in :mod:`demine.screen.truth`'s form), for the reader's authors."""
+    (``NAME.json`` in :mod:`demine.screen.truth`'s form; ``truth`` null when the game's end did
+    not show it), for the reader's authors."""
     from PIL import Image
 
     folder.mkdir(parents=True, exist_ok=True)
     png = folder / f"{name}.png"
     Image.fromarray(picture).save(png)
     meta: dict[str, Any] = {
-        "truth": truth.to_text(),
-        "mines": truth.mines,
+        "truth": None if truth is None else truth.to_text(),
+        "mines": None if truth is None else truth.mines,
         "exploded": None,
         "mines_shown": [],
         "wrong_flags": [],
