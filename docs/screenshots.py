@@ -58,14 +58,26 @@ HHHHHHHHHHHHHHHH
 TOP = "document.getElementById('board-wrap').scrollTo(0, 0); window.scrollTo(0, 0)"
 
 
+def unfold(page: Page, panel: str) -> None:
+    """Open a panel a phone folds away behind its button (as a player would), if it is folded."""
+    toggle = page.locator(f'button.disclose[aria-controls="{panel}"]')
+    if toggle.is_visible() and toggle.get_attribute("aria-expanded") != "true":
+        toggle.click()
+
+
+def new_game(page: Page, preset: str, rule: str, seed: str) -> None:
+    unfold(page, "options")
+    page.select_option("#preset", preset)
+    page.select_option("#rule", rule)
+    page.fill("#seed", seed)
+    page.click("#new")
+
+
 def part_played(page: Page, url: str, touch: bool) -> Page:
     """Intermediate, zero rule, seed 31, 25 moves of the hint button, hints on, a reason read."""
     page.goto(url)
     page.wait_for_selector("#board .cell >> nth=479")
-    page.select_option("#preset", "intermediate")
-    page.select_option("#rule", "zero")
-    page.fill("#seed", "31")
-    page.click("#new")
+    new_game(page, "intermediate", "zero", "31")
     page.wait_for_selector("#board .cell >> nth=255")
     page.check("#hints-toggle")
     for _ in range(25):
@@ -81,7 +93,7 @@ def part_played(page: Page, url: str, touch: bool) -> Page:
     else:
         mine.hover()
     page.wait_for_timeout(300)
-    page.evaluate("window.scrollTo(0, document.getElementById('board-wrap').offsetTop - 260)")
+    page.evaluate("window.scrollTo(0, 0)")
     return page
 
 
@@ -101,6 +113,7 @@ def train_puzzle(page: Page, url: str, kind: str, theme: str = "", difficulty: s
     for sel, value in (("#tr-kind", kind), ("#tr-difficulty", difficulty), ("#tr-theme", theme)):
         if not value:
             continue
+        unfold(page, "tr-options")
         with page.expect_response(lambda r: "/api/puzzles/next" in r.url) as asked:
             page.select_option(sel, value)
         pid = asked.value.json()["id"]
@@ -135,7 +148,8 @@ def train_shots(browser: Any, p: Any, url: str) -> None:
     train_cell(page, z, wrong).tap()  # not proven either way: wrong
     page.wait_for_selector("#tr-board .cell.rv-played")
     page.evaluate(BOARD_TOP)
-    page.evaluate("document.getElementById('tr-question').scrollIntoView({block: 'start'})")
+    page.click("#tr-options-toggle")  # folded again, as a player would leave them
+    page.evaluate("window.scrollTo(0, 0)")
     page.screenshot(path=str(HERE / "train-phone.png"))
     ctx.close()
 
@@ -160,10 +174,7 @@ def main() -> None:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
         page = browser.new_page(viewport={"width": 760, "height": 760})
         page.goto(url)
-        page.select_option("#preset", "intermediate")
-        page.select_option("#rule", "zero")
-        page.fill("#seed", "31")
-        page.click("#new")
+        new_game(page, "intermediate", "zero", "31")
         page.wait_for_selector("#board .cell >> nth=255")
         page.check("#hints-toggle")
         shot = False

@@ -72,6 +72,11 @@ def test_a_guess_puzzle_keeps_the_best_cell_and_a_tempting_worse_one() -> None:
 def test_judging_safe_and_all_answers() -> None:
     got = {p.kind: p for p in puzzles_in(ONE_TWO_ONE)}
     assert judge(got["safe"], 5).right
+    # cells named the terminal's way (column letters, row from 1), or as the caller names them
+    w = got["safe"].position.width
+    assert judge(got["safe"], 5).message.startswith(f"Right: {'abcdefgh'[5 % w]}{5 // w + 1} is safe")
+    named = judge(got["safe"], 5, name=lambda p, c: f"<{c}>")
+    assert named.message.startswith("Right: <5> is safe") and "<" in named.message.split(":", 2)[2]
     v = judge(got["safe"], 3)
     assert not v.right and v.cell in got["safe"].answer and v.proof
     a = AllAttempt(got["all"])

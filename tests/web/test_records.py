@@ -232,3 +232,41 @@ def test_the_view_carries_the_3bv_cleared_but_not_the_boards_3bv_during_play() -
     lost = play(client, False, seed=9)
     lost_game: Game = client.app.state.service.session(lost["id"]).game  # type: ignore[attr-defined]
     assert lost["solved_bbbv"] == lost_game.solved_bbbv()  # once over, the layout's own count
+
+
+def test_a_game_played_with_hints_says_so_in_its_view_its_record_and_its_export(store_url: str) -> None:
+    """Hints (or the probabilities) shown while a game was played mark it, once, in the file: its
+    view, the player's record of it and its export carry ``hints_used``, whichever server process
+    on the file showed them; a game played alone carries false."""
+    client = app_client(store_url)
+    me = player(client)
+    alone = play(client, True)
+    asked = client.post("/api/games", json={"preset": "beginner", "rule": "safe", "seed": 9}).json()["id"]
+    assert client.get(f"/api/games/{asked}").json()["hints_used"] is False
+    client.get(f"/api/games/{asked}/hints?probabilities=1")  # before the first click, even
+    assert client.get(f"/api/games/{asked}").json()["hints_used"] is True
+    with_move = client.post("/api/games", json={"preset": "beginner", "rule": "safe", "seed": 10}).json()
+    v = client.post(
+        f"/api/games/{with_move['id']}/moves?hints=1", json={"kind": "reveal", "row": 0, "col": 0}
+    ).json()
+    assert v["hints_used"] is True and v["hints"] is not None
+    # a second server process on the same file finishes a game the first one hinted
+    two = app_client(store_url)
+    for gid in (asked, with_move["id"]):
+        game: Game = two.app.state.service.session(gid).game  # type: ignore[attr-defined]
+        if not game.placed:
+            two.post(f"/api/games/{gid}/moves", json={"kind": "reveal", "row": 0, "col": 0})
+        mine = sorted(two.app.state.service.session(gid).game.mine_cells())[0]  # type: ignore[attr-defined]
+        end = two.post(f"/api/games/{gid}/moves", json={"kind": "reveal", "row": mine // 9, "col": mine % 9})
+        assert end.json()["outcome"] == "lost" and end.json()["hints_used"] is True
+    out = client.post(
+        "/api/players/me/games", json={"games": [alone["id"], asked, with_move["id"]]}, headers=me
+    )
+    assert [r["hints_used"] for r in out.json()["added"]] == [False, True, True]
+    assert client.get(f"/api/games/{alone['id']}/export").json()["record"]["hints_used"] is False
+    record = two.get(f"/api/games/{asked}/export").json()["record"]
+    assert record["hints_used"] is True
+    # the record still reads as a game record (the field is the web's own)
+    from demine.engine.formats import GameRecord
+
+    assert GameRecord.from_json(record).replay().outcome == "lost"

@@ -188,3 +188,30 @@ def test_an_unreachable_postgres_server_is_named(postgres_server: object) -> Non
 
 def test_the_sqlite_store_is_the_default() -> None:
     assert type(open_store()) is Store
+
+
+def test_a_games_hints_used_mark_is_kept_and_a_database_made_before_it_gets_the_column(
+    store_url: str,
+) -> None:
+    store = open_store(store_url)
+    store.save(_game("hinted"), now=0.0)
+    store.save(_game("alone"), now=0.0)
+    store.mark_hinted("hinted")
+    other = open_store(store_url)  # another server process
+    assert other.hints_used("hinted") and not other.hints_used("alone") and not other.hints_used("none")
+    hinted, alone = other.load("hinted"), other.load("alone")
+    assert hinted is not None and hinted.hints_used and alone is not None and not alone.hints_used
+    store.save(_game("saved", hints_used=True), now=0.0)  # a whole rewrite keeps it too
+    assert store.hints_used("saved")
+    # a database made before the column existed: it is added when the store opens, the old games
+    # read as played without hints
+    with store._transaction() as db:
+        db.execute("ALTER TABLE games DROP COLUMN hints_used")
+    store.close()
+    other.close()
+    again = open_store(store_url)
+    back = again.load("hinted")
+    assert back is not None and not back.hints_used
+    again.mark_hinted("hinted")
+    assert again.hints_used("hinted")
+    again.close()

@@ -342,6 +342,17 @@ def test_analysis_board_reads_probabilities_and_exports() -> None:
     assert r.status_code == 400 and "line 2, column 3" in r.json()["error"]
 
 
+def test_the_analysis_board_names_no_guess_where_every_covered_cell_is_a_proven_mine() -> None:
+    """Nothing is left to guess there: no "best guess" at 100% risk (with the mine count), no
+    server error (without it, the search had no candidate)."""
+    client = TestClient(create_app(limits=SCRIPT))
+    for text in ("3x3x1\n111\n1H1\n111\n", "3x3\n111\n1H1\n111\n", "3x1\n1H1\n"):
+        r = client.post("/api/analyze", json={"text": text})
+        assert r.status_code == 200, r.text
+        out = r.json()
+        assert out["best"] is None and out["safe"] == [] and len(out["mines_found"]) == 1, out
+
+
 def test_the_page_and_its_assets_are_served_with_a_strict_policy(client: TestClient) -> None:
     r = client.get("/")
     assert r.status_code == 200 and "<title>demine" in r.text

@@ -56,7 +56,7 @@ def test_reveal_flag_and_hint_colours(page: Page, server: str) -> None:
     expect(page.locator("#mines-left")).to_have_text("9")
     # hover a hinted cell: the reason, and the numbers that force it outlined
     cell(page, "board", 0, 0).hover()
-    expect(page.locator("#why")).to_contain_text("(0,0) safe")
+    expect(page.locator("#why")).to_contain_text("row 1 column 1 safe")
     expect(page.locator("#board .cell.because")).to_have_count(2)
     # the probability overlay shades covered cells with a percentage
     page.check("#prob-toggle")
@@ -155,11 +155,50 @@ def test_analysis_board_reads_probabilities(page: Page, server: str) -> None:
     assert bg(cell(page, "an-board", 1, 3)) == SAFE_GREEN
 
 
+def test_analyse_reads_a_pasted_text_and_offers_no_guess_where_every_cell_is_a_mine(
+    page: Page, server: str
+) -> None:
+    page.goto(server + "/")
+    page.click("#tab-analyse")
+    expect(page.locator("#an-board .cell")).to_have_count(81)  # the blank 9x9 board
+    # a text pasted, then Analyse (not Load text): the text is what is analysed
+    page.fill("#an-text", "3x3x1\n111\n1H1\n111\n")
+    page.click("#an-run")
+    expect(page.locator("#an-board .cell")).to_have_count(9)
+    expect(page.locator("#an-result")).to_contain_text("0 safe, 1 mines proven; 1 layout")
+    expect(page.locator("#an-result")).to_contain_text("every covered cell is a proven mine")
+    expect(page.locator("#an-result")).not_to_contain_text("guess")
+    expect(cell(page, "an-board", 1, 1)).to_contain_class("hint-mine")
+    assert page.locator("#an-board .cell.best").count() == 0
+    cell(page, "an-board", 1, 1).hover()  # its reason, its cells named as the labels show them
+    expect(page.locator("#an-why")).to_contain_text("row 2 column 2 mine (")
+    # an edit on the board, then Analyse: the board is what is analysed (the text follows it)
+    cell(page, "an-board", 0, 0).click()
+    page.keyboard.press("h")
+    page.click("#an-run")
+    expect(page.locator("#an-text")).to_have_value("3x3x1\nH11\n1H1\n111\n")
+    expect(page.locator("#an-result")).to_have_text("1 safe, 1 mines proven; 1 layout")
+    expect(cell(page, "an-board", 0, 0)).to_contain_class("hint-safe")
+    # a best guess is named the same way
+    page.fill("#an-text", "5x3x3\n1HHHH\nHHHHH\nHHHHH\n")
+    page.click("#an-run")
+    expect(page.locator("#an-result")).to_contain_text("165 layouts; row 2 column 4: No safe cell")
+
+
 def test_middle_click_chords_and_a_lost_game_shows_the_mine(page: Page, server: str) -> None:
     start_game(page, server, "beginner", "zero", "7")
     cell(page, "board", 2, 2).click()
     page.check("#hints-toggle")
     expect(page.locator("#board .cell.hint-mine").first).to_be_visible()
+    # with Hints on, a chord that would open a proven mine is not sent: a wrong flag at (0,1)
+    # "satisfies" the 1 at (1,2), whose chord would open the mine at (0,2)
+    cell(page, "board", 0, 1).click(button="right")
+    expect(cell(page, "board", 0, 1)).to_contain_class("wrong-flag")
+    cell(page, "board", 1, 2).click(button="middle")
+    expect(page.locator("#why")).to_contain_text("Not chorded: it would open row 1 column 3")
+    expect(page.locator("#face")).to_have_text("playing")
+    cell(page, "board", 0, 1).click(button="right")
+    expect(cell(page, "board", 0, 1)).not_to_contain_class("flag")
     # flag the mine at (0,2), then middle-click the 1 at (1,2) it satisfies: the chord opens (0,1)
     cell(page, "board", 0, 2).click(button="right")
     expect(cell(page, "board", 0, 2)).to_contain_class("flag")
@@ -171,10 +210,20 @@ def test_middle_click_chords_and_a_lost_game_shows_the_mine(page: Page, server: 
     expect(cell(page, "board", 6, 1)).to_contain_class("flag")
     cell(page, "board", 7, 1).click()
     expect(cell(page, "board", 6, 0)).to_contain_class("open")
-    # open a proven mine: the game is lost, the mine hit is shown, the layout revealed
+    # with Hints on, a click on a proven mine flags it: the page never opens a cell it shows as a mine
     mine = page.locator("#board .cell.hint-mine").first
     r, c = int(mine.get_attribute("data-r") or 0), int(mine.get_attribute("data-c") or 0)
     mine.click()
+    expect(cell(page, "board", r, c)).to_contain_class("flag")
+    expect(page.locator("#why")).to_contain_text(
+        f"Flagged row {r + 1} column {c + 1}: logic proves it a mine"
+    )
+    expect(page.locator("#face")).to_have_text("playing")
+    # with Hints off, a click opens it: the game is lost, the mine hit is shown, the layout revealed
+    cell(page, "board", r, c).click(button="right")
+    expect(cell(page, "board", r, c)).not_to_contain_class("flag")
+    page.uncheck("#hints-toggle")
+    cell(page, "board", r, c).click()
     expect(page.locator("#face")).to_have_text("lost")
     expect(cell(page, "board", r, c)).to_contain_class("exploded")
     assert page.locator("#board .cell.mine-shown").count() == 10 - 2  # the flagged mines keep their flags
@@ -280,7 +329,9 @@ def test_a_review_prepared_in_the_background_says_so_then_shows(page: Page, live
         page.check("#hints-toggle")
         mine = page.locator("#board .cell.hint-mine").first
         expect(mine).to_be_visible()
-        mine.click()
+        r, c = int(mine.get_attribute("data-r") or 0), int(mine.get_attribute("data-c") or 0)
+        page.uncheck("#hints-toggle")  # (with Hints on a click on a proven mine flags it)
+        cell(page, "board", r, c).click()
         expect(page.locator("#face")).to_have_text("lost")
         page.click("#review-btn")
         expect(page.locator("#review-summary")).to_contain_text("being prepared")

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from tests.web.conftest import LiveServer, open_page, phone
-from tests.web.pw import cell, expect
+from tests.web.pw import cell, choose_board, expect, unfold
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -26,9 +26,7 @@ def phone_page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Page]:
 def new_game(page: Page, server: str, preset: str, rule: str, seed: str = "", cells: int = 81) -> str:
     page.goto(server + "/")
     expect(page.locator("#board .cell")).to_have_count(480)  # the default expert game
-    page.select_option("#preset", preset)
-    page.select_option("#rule", rule)
-    page.fill("#seed", seed)
+    choose_board(page, preset, rule, seed)
     page.locator("#new").click()
     expect(page.locator("#board .cell")).to_have_count(cells)
     return game_id(page)
@@ -55,6 +53,7 @@ def test_a_phone_wins_beginner_by_touch_with_flag_mode_a_long_press_and_a_chord(
 ) -> None:
     page = phone_page
     gid = new_game(page, live_server.url, "beginner", "zero", "4")
+    unfold(page, "prefs")
     page.fill("#long-press", "300")  # the long press's delay is a setting
     cell(page, "board", 4, 4).tap()
     expect(cell(page, "board", 4, 4)).to_contain_class("open")
@@ -108,29 +107,46 @@ def test_a_phone_wins_beginner_by_touch_with_flag_mode_a_long_press_and_a_chord(
     assert live_server.service.view(gid)["outcome"] == "won"
 
 
-def test_reading_a_hints_reason_on_a_phone_never_opens_the_cell(browser: Any, server: str) -> None:
-    for page in open_page(browser, **phone(browser, "Pixel 7")):
-        new_game(page, server, "beginner", "zero", "7")
-        cell(page, "board", 2, 2).tap()
-        expect(cell(page, "board", 2, 2)).to_contain_class("open")
-        page.locator("#hints-toggle").tap()
-        mine = page.locator("#board .cell.hint-mine").first
-        expect(mine).to_be_visible()
-        r, c = int(mine.get_attribute("data-r") or 0), int(mine.get_attribute("data-c") or 0)
-        cell(page, "board", r, c).tap()  # a proven mine: the tap reads why
-        expect(page.get_by_role("status")).to_contain_text("mine")
-        expect(page.locator("#board .cell.because").first).to_be_visible()
-        expect(page.locator("#face")).to_have_text("playing")
-        expect(cell(page, "board", r, c)).not_to_contain_class("open")
-        # a safe cell: the first tap reads, the second opens; the reason stays in the panel
-        cell(page, "board", 0, 0).tap()
-        expect(page.get_by_role("status")).to_contain_text("(0,0) safe")
-        expect(cell(page, "board", 0, 0)).not_to_contain_class("open")
-        reason = page.get_by_role("status").inner_text()
-        cell(page, "board", 0, 0).tap()
-        expect(cell(page, "board", 0, 0)).to_contain_class("open")
-        expect(page.get_by_role("status")).to_have_text(reason)
-        expect(page.locator("#said")).to_contain_text("row 1 column 1")  # the live region
+def test_reading_a_hints_reason_on_a_phone_never_opens_the_cell_and_a_mine_tapped_twice_is_flagged(
+    phone_page: Page, live_server: LiveServer
+) -> None:
+    """With Hints on, the first tap on a hinted cell reads why; the second plays it: a safe cell
+    opens, a proven mine is flagged (what the player means, having read that it is a mine: as in
+    Flag mode), never opened."""
+    page = phone_page
+    gid = new_game(page, live_server.url, "beginner", "zero", "7")
+    cell(page, "board", 2, 2).tap()
+    expect(cell(page, "board", 2, 2)).to_contain_class("open")
+    page.locator("#hints-toggle").tap()
+    mine = page.locator("#board .cell.hint-mine").first
+    expect(mine).to_be_visible()
+    r, c = int(mine.get_attribute("data-r") or 0), int(mine.get_attribute("data-c") or 0)
+    cell(page, "board", r, c).tap()  # a proven mine: the tap reads why
+    expect(page.get_by_role("status")).to_contain_text("mine")
+    expect(page.locator("#board .cell.because").first).to_be_visible()
+    expect(page.locator("#face")).to_have_text("playing")
+    expect(cell(page, "board", r, c)).not_to_contain_class("open")
+    # a safe cell: the first tap reads, the second opens; the reason stays in the panel
+    cell(page, "board", 0, 0).tap()
+    expect(page.get_by_role("status")).to_contain_text("row 1 column 1 safe")
+    expect(cell(page, "board", 0, 0)).not_to_contain_class("open")
+    reason = page.get_by_role("status").inner_text()
+    cell(page, "board", 0, 0).tap()
+    expect(cell(page, "board", 0, 0)).to_contain_class("open")
+    expect(page.get_by_role("status")).to_have_text(reason)
+    expect(page.locator("#said")).to_contain_text("row 1 column 1")  # the live region
+    # the mine: read again, then the second tap flags it
+    cell(page, "board", r, c).tap()
+    expect(page.get_by_role("status")).to_contain_text(f"row {r + 1} column {c + 1} mine")
+    cell(page, "board", r, c).tap()
+    expect(cell(page, "board", r, c)).to_contain_class("flag")
+    expect(page.get_by_role("status")).to_contain_text("logic proves it a mine, so it is not opened")
+    view = live_server.service.view(gid)
+    assert view["outcome"] == "playing" and view["rows"][r][c] == "F"
+    # a tap on the flag does nothing (a flag comes off by a long press or in Flag mode)
+    cell(page, "board", r, c).tap()
+    page.wait_for_timeout(300)
+    assert live_server.service.view(gid)["rows"][r][c] == "F"
 
 
 # every cell of the board: scrolled to, its size, and whether a tap at its centre reaches it
@@ -249,3 +265,81 @@ def test_at_200_percent_zoom_the_game_is_usable(browser: Any, server: str) -> No
         cell(page, "board", 8, 8).click()
         expect(cell(page, "board", 8, 8)).to_contain_class("open")
         expect(page.get_by_role("button", name="Hint")).to_be_in_viewport()  # the bar stays in view
+
+
+def test_on_a_phone_the_board_starts_on_the_first_screen(phone_page: Page, server: str) -> None:
+    """The settings and the new game's options fold away behind their buttons: the board's first
+    rows, the New game and Hint buttons and the Hints switch are all on the first screen."""
+    page = phone_page
+    page.goto(server + "/")
+    expect(page.locator("#board .cell")).to_have_count(480)
+    height = page.viewport_size["height"]
+    first = cell(page, "board", 0, 0).bounding_box()
+    assert first["y"] + 2 * first["height"] < 0.6 * height, (first, height)  # two rows by 60% down
+    for name in ["New game", "Hint"]:
+        expect(page.get_by_role("button", name=name)).to_be_in_viewport()
+    expect(page.get_by_label("Hints")).to_be_in_viewport()
+    # the options are a tap away; choosing them starts the game and folds them again
+    expect(page.locator("#preset")).to_be_hidden()
+    new_game(page, server, "intermediate", "zero", cells=256)
+    expect(page.locator("#preset")).to_be_hidden()
+    assert cell(page, "board", 0, 0).bounding_box()["y"] < 0.5 * height
+
+
+def test_fit_to_screen_on_a_phone_never_makes_cells_too_small_to_tap(phone_page: Page, server: str) -> None:
+    page = phone_page
+    page.goto(server + "/")
+    expect(page.locator("#board .cell")).to_have_count(480)  # expert: 30 columns
+    unfold(page, "prefs")
+    page.get_by_role("button", name="Fit to screen").tap()
+    expect(page.get_by_role("status")).to_contain_text("30 columns do not fit this screen at 32 px")
+    assert cell(page, "board", 0, 0).bounding_box()["width"] >= 32
+    # a board that fits: its whole width shown, in cells bigger than that
+    new_game(page, server, "beginner", "zero", cells=81)
+    unfold(page, "prefs")
+    page.get_by_role("button", name="Fit to screen").tap()
+    box = page.locator("#board").bounding_box()
+    wrap = page.locator("#board-wrap").bounding_box()
+    assert cell(page, "board", 0, 0).bounding_box()["width"] > 32
+    assert box["x"] + box["width"] <= wrap["x"] + wrap["width"] + 1
+
+
+STICKY = """() => document.querySelector('#play .hud').getBoundingClientRect().bottom"""
+
+
+def _below_the_bar(page: Page, loc: Any) -> None:
+    top, bottom = loc.evaluate("e => [e.getBoundingClientRect().top, e.getBoundingClientRect().bottom]")
+    bar = page.evaluate(STICKY)
+    assert bar <= top + 0.5 and bottom <= page.viewport_size["height"], (top, bottom, bar)
+
+
+def test_the_cursor_and_a_reviewed_move_are_never_left_under_the_sticky_bar(
+    browser: Any, live_server: LiveServer
+) -> None:
+    for page in open_page(browser, viewport={"width": 1000, "height": 560}):
+        gid = new_game(page, live_server.url, "expert", "safe", "sticky", cells=480)
+        # the keyboard down the board, the page scrolling after it, then back up to row 1
+        page.locator("#board").focus()
+        for _ in range(15):
+            page.keyboard.press("ArrowDown")
+        _below_the_bar(page, cell(page, "board", 15, 0))
+        for _ in range(15):
+            page.keyboard.press("ArrowUp")
+        _below_the_bar(page, cell(page, "board", 0, 0))
+        # a game lost on row 1; its review's mark shows the move on the board, not under the bar
+        cell(page, "board", 0, 0).click()
+        expect(cell(page, "board", 0, 0)).to_contain_class("open")
+        game = live_server.service.session(gid).game
+        mine = next(c for c in game.mine_cells() if c < 30 and game.visible[c] >= 9)
+        cell(page, "board", 0, mine).click()
+        expect(page.locator("#face")).to_have_text("lost")
+        page.get_by_role("button", name="Review").click()
+        mark = page.locator("#review-marks button", has_text="hit a mine")
+        expect(mark).to_have_count(1)
+        expect(mark).to_contain_text(f"reveal row 1 column {mine + 1}")
+        mark.click()
+        played = page.locator("#board .cell.rv-played")
+        expect(played).to_have_count(1)
+        _below_the_bar(page, played)
+        # the frame before the move reviewed: its last move was the first click, at row 1 column 1
+        expect(page.locator("#rp-label")).to_have_text("move 1 / 2 (reveal row 1 column 1)")

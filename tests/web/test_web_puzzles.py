@@ -45,6 +45,9 @@ def test_a_right_and_a_wrong_answer_with_the_proof_and_the_rating(client: TestCl
     v = client.post(f"/api/puzzles/{p.id}/answer", json={"cell": list(divmod(cell, w)), "player": me}).json()
     assert v["right"] and v["done"] and v["proof"] == [list(divmod(n, w)) for n in p.proof[cell][1]]
     assert v["player"]["rating"] > 1500
+    # the message names cells as the API does, (row,col) from 0 (the page shows them its own way)
+    r, c = divmod(cell, w)
+    assert f"Right: ({r},{c}) is safe: the " in v["message"], v["message"]
     wrong = next(c for c in range(p.position.cells) if p.position.states[c] == 9 and c not in p.answer)
     v = client.post(f"/api/puzzles/{p.id}/answer", json={"cell": list(divmod(wrong, w)), "player": me}).json()
     assert not v["right"] and v["done"] and v["cell"] is not None and v["player"]["rating"] < 1500

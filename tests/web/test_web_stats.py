@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from tests.web.conftest import LiveServer, open_page, phone
-from tests.web.pw import expect
+from tests.web.pw import choose_board, expect
 from tests.web.test_web_a11y import axe_problems
 
 if TYPE_CHECKING:
@@ -46,9 +46,7 @@ def start(page: Page, server: str, seed: str) -> None:
     if not page.url.startswith(server):
         page.goto(server + "/")
         expect(page.locator("#board .cell")).to_have_count(480)
-    page.select_option("#preset", "beginner")
-    page.select_option("#rule", "zero")
-    page.fill("#seed", seed)
+    choose_board(page, "beginner", "zero", seed)
     before = page.evaluate("new URL(location.href).searchParams.get('game')")
     page.click("#new")
     expect(page.locator("#board .cell")).to_have_count(81)
@@ -320,3 +318,53 @@ def test_the_record_is_usable_by_keyboard_and_phone_and_axe_finds_no_serious_vio
                 page.evaluate("[document.documentElement.scrollWidth, innerWidth]")
                 == [page.evaluate("screen.width")] * 2
             )
+
+
+def test_games_played_with_hints_are_counted_apart_and_set_no_best(
+    page: Page, live_server: LiveServer
+) -> None:
+    """A game won with Hints on is listed apart ("with hints") and sets no best time or 3BV/s; the
+    exports carry hints_used; a record exported before the field existed is read as before."""
+    server, app = live_server.url, live_server.app
+    start(page, server, "61")
+    alone = finish(page, app, win=True)
+    start(page, server, "62")
+    page.check("#hints-toggle")
+    expect(page.locator("#hints-badge")).to_be_visible()  # the page says this game counts apart
+    helped = finish(page, app, win=True)
+    assert (alone["hints_used"], helped["hints_used"]) == (False, True)
+    rows = page.locator("#stats-table tbody tr")
+    expect(rows).to_have_count(2)
+    by_rule = {
+        cells[1]: cells
+        for cells in ([t.strip() for t in r.locator("td").all_inner_texts()] for r in rows.all())
+    }
+    assert set(by_rule) == {"zero", "zero, with hints"}
+    assert by_rule["zero"][5] == f"{alone['elapsed']:.2f}"  # the best time: the game played alone
+    assert by_rule["zero, with hints"][2:4] == ["1", "1"]  # played, won
+    assert by_rule["zero, with hints"][5:7] == ["–", "–"]  # no best time, no best 3BV/s
+    games = page.locator("#games-table tbody tr")
+    expect(games.first.locator("td").nth(2)).to_have_text("zero, with hints")  # the newest
+    with page.expect_download() as dl:
+        page.click("#record-json")
+    data = json.loads(Path(dl.value.path()).read_text())
+    assert [(g["id"], g["hints_used"]) for g in data["games"]] == [(alone["id"], False), (helped["id"], True)]
+    assert sorted(s["hints"] for s in data["statistics"]) == [False, True]
+    with page.expect_download() as dl:
+        page.click("#record-csv")
+    assert [r["hints_used"] for r in csv.DictReader(io.StringIO(Path(dl.value.path()).read_text()))] == [
+        "false",
+        "true",
+    ]
+    # an export made before hints_used existed: its games are read, counted with those played alone
+    old = [{k: v for k, v in g.items() if k != "hints_used"} for g in data["games"]]
+    exported = Path(dl.value.path()).with_name("old-record.json")
+    exported.write_text(json.dumps({"format": "demine-player-record", "version": 1, "games": old}))
+    errors: list[str] = []
+    fresh = new_page(page.context.browser, errors)
+    fresh.goto(server + "/")
+    fresh.set_input_files("#record-import", str(exported))
+    expect(fresh.locator("#record-msg")).to_contain_text("Imported 2 games into this browser.")
+    assert stats_row(fresh)[:4] == ["Beginner", "zero", "2", "2"]
+    fresh.context.close()
+    assert not errors, errors

@@ -10,7 +10,7 @@ import pytest
 
 from demine.puzzles import read_puzzles
 from tests.web.conftest import open_page, phone
-from tests.web.pw import expect
+from tests.web.pw import expect, unfold
 from tests.web.test_web_a11y import axe_problems
 
 PUZZLES = {p.id: p for p in read_puzzles()}
@@ -41,6 +41,7 @@ def _open_train(page: Any, server: str, kind: str) -> Any:
     # the first request reads the set (2,000+ puzzles): allow for a loaded machine
     expect(page.locator("#tr-board .cell").first).to_be_visible(timeout=60_000)
     # the first puzzle (any kind) may already be of this kind: wait for the one this choice asks for
+    unfold(page, "tr-options")
     with page.expect_response(lambda r: "/api/puzzles/next" in r.url and f"kind={kind}" in r.url) as asked:
         page.select_option("#tr-kind", kind)
     pid = asked.value.json()["id"]
@@ -111,6 +112,7 @@ def test_a_guess_and_an_all_puzzle_by_click_and_flag_mode(page: Any, server: str
     _press(page, _cell(page, p, p.answer[0]))
     expect(page.locator("#tr-msg")).to_contain_text("Right")
     expect(page.locator("#tr-board .cell.best")).to_have_count(1)
+    unfold(page, "tr-options")
     page.select_option("#tr-kind", "all")
     q = _current(page, "all")
     mines = set(q.mines)
@@ -163,6 +165,46 @@ def test_an_answer_counts_for_the_player_whose_record_is_on_the_server(page: Any
     q = _current(page, "safe")
     _press(page, _cell(page, q, q.answer[0]))
     expect(page.locator("#tr-msg")).to_contain_text("Right")
+
+
+# a tall puzzle: 16 columns, 30 rows (1,241 of the set's puzzles are of this size)
+TALL = next(
+    p for p in PUZZLES.values() if p.kind == "safe" and (p.position.width, p.position.height) == (16, 30)
+)
+
+
+def test_a_tall_puzzle_keeps_its_verdict_in_view_and_its_cells_big_enough_to_tap(
+    page: Any, server: str
+) -> None:
+    """The question and the verdict stay in a sticky bar above the board, whatever its height; on a
+    phone its cells are 32 px or more (a finger's target), the board panning in its own box, and
+    the verdict names the cell by the labels beside the board (row and column, from 1)."""
+    served = page.request.get(f"{server}/api/puzzles/{TALL.id}").json()
+    page.route("**/api/puzzles/next?**", lambda route: route.fulfill(json=served))
+    page.goto(server + "/")
+    _press(page, page.locator("#tab-train"))
+    page.wait_for_function("id => document.getElementById('tr-board').dataset.puzzle === id", arg=TALL.id)
+    size = _cell(page, TALL, 0).bounding_box()
+    assert size["width"] >= (32 if page.touch else 24)
+    assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")  # the page never pans
+    # the answer: the lowest of the safe cells, far down the board
+    target = max(TALL.answer)
+    loc = _cell(page, TALL, target)
+    loc.scroll_into_view_if_needed()
+    _press(page, loc)
+    msg = page.locator("#tr-msg")
+    expect(msg).to_contain_text("Right")
+    expect(msg).to_be_in_viewport()
+    expect(page.locator("#tr-question")).to_be_in_viewport()
+    # its cells named by the labels beside the board
+    board = page.get_by_role("grid", name="puzzle board")
+    expect(board.get_by_role("rowheader")).to_have_count(30)
+    expect(board.get_by_role("columnheader")).to_have_count(16)
+    r, c = divmod(target, TALL.position.width)
+    expect(msg).to_contain_text(f"row {r + 1} column {c + 1} is safe")
+    # the bar is on top of the board, not over the cell answered
+    bar = page.evaluate("document.querySelector('#train .hud').getBoundingClientRect().bottom")
+    assert loc.bounding_box()["y"] >= bar - 0.5
 
 
 def _shot(page: Any, name: str) -> str:

@@ -25,16 +25,14 @@ from demine.cli.train import score
 from demine.cli.tui import BoardWidget
 from demine.engine.position import COVERED, FLAG, Position
 from demine.puzzles import Puzzle
-from demine.puzzles.judge import AllAttempt, Verdict, _col, judge
+from demine.puzzles.judge import AllAttempt, Verdict, _col, judge, letter_name
 
 #: What the marks on a judged board mean (shown under the verdict).
 LEGEND = "orange underlined: the numbers of the proof · @ the cell explained · x yours · + safe · * mine"
 
 
-def cell_name(p: Puzzle, cell: int) -> str:
-    """A cell as the verdicts name it: column letter and row from 1 (``c3``)."""
-    r, c = divmod(cell, p.position.width)
-    return f"{_col(c)}{r + 1}"
+#: A cell as the verdicts name it: column letter and row from 1 (``c3``).
+cell_name = letter_name
 
 
 class PuzzleApp(App[int]):

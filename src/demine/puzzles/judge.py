@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from demine.puzzles.model import Puzzle
+
+#: How a verdict names a cell of its puzzle: :func:`letter_name` (the terminal's ``c3``) by
+#: default; the web passes the API's ``(row,col)`` from 0, which the page shows in its own form.
+CellNamer = Callable[[Puzzle, int], str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,7 +30,8 @@ class Verdict:
     """guess and coin: the share of the best chance to win the answer kept."""
 
 
-def _name(p: Puzzle, cell: int) -> str:
+def letter_name(p: Puzzle, cell: int) -> str:
+    """A cell as the terminal names it: its column's letters and its row from 1 (``c3``)."""
     r, c = divmod(cell, p.position.width)
     return f"{_col(c)}{r + 1}"
 
@@ -40,9 +46,9 @@ def _col(c: int) -> str:
     return s
 
 
-def _why(p: Puzzle, cell: int) -> str:
+def _why(p: Puzzle, cell: int, name: CellNamer) -> str:
     rule, nums = p.proof.get(cell, ("", ()))
-    names = ", ".join(f"the {p.position.states[n]} at {_name(p, n)}" for n in nums)
+    names = ", ".join(f"the {p.position.states[n]} at {name(p, n)}" for n in nums)
     if rule == "mine-count":
         return "the mine count decides it"
     if rule == "number":
@@ -61,19 +67,19 @@ def _easiest(p: Puzzle, cells: tuple[int, ...]) -> int:
     )
 
 
-def judge(p: Puzzle, cell: int, fifty: bool | None = None) -> Verdict:
+def judge(p: Puzzle, cell: int, fifty: bool | None = None, name: CellNamer = letter_name) -> Verdict:
     """The verdict on opening ``cell`` in a safe, guess or coin puzzle (for coin, ``fifty`` is
-    the player's call: a true 50/50 or not)."""
+    the player's call: a true 50/50 or not); its message names cells with ``name``."""
     if p.kind == "safe":
         if cell in p.answer:
             return Verdict(
-                True, True, f"Right: {_name(p, cell)} is safe: {_why(p, cell)}.", cell, p.proof[cell][1]
+                True, True, f"Right: {name(p, cell)} is safe: {_why(p, cell, name)}.", cell, p.proof[cell][1]
             )
         shown = _easiest(p, p.answer)
         why = "it may hold a mine" if cell not in p.answer else ""
         return Verdict(
-            False, True, f"Wrong: {_name(p, cell)} is not proven safe ({why}). {_name(p, shown)} is safe: "
-            f"{_why(p, shown)}.", shown, p.proof[shown][1],
+            False, True, f"Wrong: {name(p, cell)} is not proven safe ({why}). {name(p, shown)} is safe: "
+            f"{_why(p, shown, name)}.", shown, p.proof[shown][1],
         )  # fmt: skip
     if p.kind in ("guess", "coin"):
         share = p.share(cell)
@@ -81,7 +87,7 @@ def judge(p: Puzzle, cell: int, fifty: bool | None = None) -> Verdict:
         got = p.chances.get(cell, 0.0)
         right_cell = cell in p.answer
         shown = cell if right_cell else p.answer[0]
-        facts = f"{_name(p, cell)} wins {got:.1%}, the best {best:.1%} ({_name(p, p.answer[0])})"
+        facts = f"{name(p, cell)} wins {got:.1%}, the best {best:.1%} ({name(p, p.answer[0])})"
         if p.kind == "coin":
             call_right = fifty is None or fifty == p.fifty
             truth = "a true 50/50: guess it now, nothing can tell the pair apart" if p.fifty else (
@@ -97,8 +103,10 @@ def judge(p: Puzzle, cell: int, fifty: bool | None = None) -> Verdict:
 class AllAttempt:
     """An "all" puzzle in progress: each move opens or flags a cell; the first wrong one fails."""
 
-    def __init__(self, puzzle: Puzzle) -> None:
+    def __init__(self, puzzle: Puzzle, name: CellNamer = letter_name) -> None:
         self.puzzle = puzzle
+        self.name = name
+        """How the verdicts' messages name cells."""
         self.opened: set[int] = set()
         self.flagged: set[int] = set()
 
@@ -110,9 +118,10 @@ class AllAttempt:
     def move(self, cell: int, flag: bool) -> Verdict:
         """Open (or flag) ``cell``."""
         p = self.puzzle
+        name = self.name
         mines = set(p.mines)
         if cell in self.opened or cell in self.flagged:
-            return Verdict(True, False, f"{_name(p, cell)} is done already.", None)
+            return Verdict(True, False, f"{name(p, cell)} is done already.", None)
         if flag and cell in mines:
             self.flagged.add(cell)
         elif not flag and cell in p.answer and cell not in mines:
@@ -120,11 +129,11 @@ class AllAttempt:
         else:
             what = "a mine" if cell in mines else ("safe" if cell in p.answer else "not proven either way")
             act = "flagged" if flag else "opened"
-            return Verdict(False, True, f"Wrong: you {act} {_name(p, cell)}, which is {what}.",
+            return Verdict(False, True, f"Wrong: you {act} {name(p, cell)}, which is {what}.",
                            cell if cell in p.proof else None, p.proof.get(cell, ("", ()))[1])  # fmt: skip
         kind = "a mine" if flag else "safe"
         done = self.left == 0
-        msg = f"Right: {_name(p, cell)} is {kind}: {_why(p, cell)}." + (
+        msg = f"Right: {name(p, cell)} is {kind}: {_why(p, cell, name)}." + (
             " All found!" if done else f" {self.left} to go."
         )
         return Verdict(True, done, msg, cell, p.proof[cell][1])

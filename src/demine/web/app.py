@@ -7,6 +7,8 @@ API (cells are ``[row, col]``; errors are ``{"error": message}`` with a 4xx stat
   (``?hints=1`` adds the new position's hints, so a click with hints on is one request; they leave
   the best guess out, marked ``guess_pending``, for ``/hint`` or ``/hints`` to give)
 - ``GET /api/games/{id}/hints?probabilities=1`` → safe cells, mines, reasons, probabilities, best guess
+  (hints asked for while a game is played mark it: its view, record and export say
+  ``hints_used``)
 - ``GET /api/games/{id}/hint`` → one move to show (a safe cell, else the best guess)
 - ``GET /api/games/{id}/replay?move=K`` and ``GET /api/games/{id}/export`` once the game is over
 - ``POST /api/analyze`` ``{text, mines, trust_flags}`` → the analysis board's result

@@ -262,7 +262,10 @@ class FinishedReads:
             if s.export_cache is not None:
                 return s.export_cache
             record = GameRecord.from_game(g)
-        out: dict[str, Any] = {"record": record.to_json()}
+            hinted = s.hints_used
+        # (hints_used: the web's own field; a reader of game records that does not know it
+        # reads the record as ever)
+        out: dict[str, Any] = {"record": {**record.to_json(), "hints_used": hinted}}
         try:
             out["mbf"] = base64.b64encode(board_to_mbf(record.board)).decode("ascii")
         except DemineError:

@@ -77,7 +77,9 @@ def hints(
         }
     if probabilities:
         out["probabilities"] = permille(position.cells, a)
-    if not a.safe and any(st[c] == COVERED for c in a.unknown):
+    # a best guess only where a guess is left: a covered cell neither safe nor a proven mine (where
+    # every covered cell is a proven mine nothing is to be opened, and no cell is a "guess")
+    if not a.safe and any(st[c] == COVERED and c not in a.mines for c in a.unknown):
         if guess:
             out["best"] = best_guess(plain, a, guess_limit)
         else:

@@ -276,6 +276,12 @@ def _cell(p: Puzzle, rc: list[int]) -> int:
     return r * w + c
 
 
+def api_name(p: Puzzle, cell: int) -> str:
+    """A cell as the API's texts name it: ``(row,col)`` from 0, as its cells are given (the page
+    shows it in its own form, from 1)."""
+    return p.position.geometry.name(cell)
+
+
 def credit_of(p: Puzzle, right: bool, share: float | None) -> float:
     """An attempt's score: 1 right, 0 wrong; a wrong guess earns the share of the chance kept."""
     if p.kind == "guess" and share is not None and not right:
@@ -290,7 +296,7 @@ def answer(p: Puzzle, body: AnswerIn) -> dict[str, Any]:
         raise HTTPException(400, f"cell {body.cell} is open already: choose a covered one")
     left: int | None = None
     if p.kind == "all":
-        state = AllAttempt(p)
+        state = AllAttempt(p, api_name)
         mines = set(p.mines)
         for rc in body.marked:
             c = _cell(p, rc)
@@ -301,7 +307,7 @@ def answer(p: Puzzle, body: AnswerIn) -> dict[str, Any]:
     else:
         if p.kind == "coin" and body.fifty is None:
             raise HTTPException(400, "a coin puzzle needs your call first: fifty true or false")
-        v = judge(p, cell, body.fifty)
+        v = judge(p, cell, body.fifty, api_name)
     out: dict[str, Any] = {
         "right": v.right,
         "done": v.done,

@@ -84,8 +84,8 @@ def token_hash(token: str) -> str:
 
 def record_of(service: Service, game_id: str) -> dict[str, Any] | None:
     """The record of a finished game, made from the game itself; None when it is not over."""
+    v = service.view(game_id)  # (first: it reloads a game another server process moved on)
     s = service.session(game_id)
-    v = service.view(game_id)
     if v["outcome"] == "playing" or s.ended is None:
         return None
     return {
@@ -102,6 +102,7 @@ def record_of(service: Service, game_id: str) -> dict[str, Any] | None:
         "moves": v["total_moves"],
         "seed": v["seed"],
         "ended": round(s.ended, 3),
+        "hints_used": s.hints_used,
     }
 
 

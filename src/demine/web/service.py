@@ -391,6 +391,8 @@ class Service(FinishedReads):
         # and the move is on disk before it is answered
         v, s, p = await asyncio.to_thread(self._play, game_id, kind, cell, flag, board)
         if with_hints and not s.game.over:
+            await self._note_hints(s)
+            v["hints_used"] = True
             try:
                 v["hints"] = await self._hints_for(s, p, len(s.game.moves), probabilities)
             except Busy:
@@ -429,7 +431,8 @@ class Service(FinishedReads):
                 now = time.time()
                 if s.started is None and g.start is not None:
                     s.started = now
-                if g.over and s.ended is None:
+                ending = g.over and s.ended is None
+                if ending:
                     s.ended = now
                 stale = False
                 if len(g.moves) == before:
@@ -459,6 +462,9 @@ class Service(FinishedReads):
                         raise
                     else:
                         self._reweigh(s)
+                        if ending and not s.hints_used:
+                            # hints shown by another server process on the same file count too
+                            s.hints_used = self.store.hints_used(s.id)
                 if not stale:
                     v = s.view()
                     v["opened"] = [_rc(g.width, c) for c in opened]
@@ -477,7 +483,16 @@ class Service(FinishedReads):
             return s, s.game.position(), len(s.game.moves)
 
         s, p, moves = await self._look(game_id, now)
+        await self._note_hints(s)
         return await self._hints_for(s, p, moves, probabilities, guess)
+
+    async def _note_hints(self, s: Session) -> None:
+        """Mark a game in play as played with hints: in memory, and once in the file (one write a
+        game, away from the event loop)."""
+        if s.hints_used or s.game.over:
+            return
+        await asyncio.to_thread(self.store.mark_hinted, s.id)
+        s.hints_used = True
 
     async def _hints_for(
         self, s: Session, p: Position, moves: int, probabilities: bool, guess: bool = False

@@ -111,6 +111,9 @@ class Session:
     """The finished game's export, as sent (JSON)."""
     client: str | None = None
     """The address that made it."""
+    hints_used: bool = False
+    """Whether hints (or the probabilities) were shown on the game while it was played: its
+    record lists it apart from the games played alone."""
     frames: dict[int, Game] = field(default_factory=dict, repr=False)
     """Copies of a finished game's board after every ``step`` moves, for replays (their move
     lists left empty: only the board is needed)."""
@@ -228,6 +231,7 @@ class Session:
             ended=self.ended,
             no_guess=g.no_guess,
             client=self.client,
+            hints_used=self.hints_used,
         )
 
     @classmethod
@@ -241,7 +245,16 @@ class Session:
             game.no_guess = row.no_guess
         for kind, cell in row.moves:
             game.play(Move(kind, cell))  # type: ignore[arg-type]
-        return cls(row.id, game, row.seed_given, row.created, row.started, row.ended, client=row.client)
+        return cls(
+            row.id,
+            game,
+            row.seed_given,
+            row.created,
+            row.started,
+            row.ended,
+            client=row.client,
+            hints_used=row.hints_used,
+        )
 
     def elapsed(self, now: float | None = None) -> float:
         """Seconds played: from the first reveal to the end (or to now)."""
@@ -273,6 +286,7 @@ class Session:
             "running": self.started is not None and not self.game.over,
             "seed": _seed_text(self.game.seed) if self.seed_given else None,
             "no_guess": g.no_guess,
+            "hints_used": self.hints_used,
             # 3BV cleared (what the player sees; the layout's own count once over), for live 3BV/s
             "solved_bbbv": g.solved_bbbv() if over and g.placed else seen_bbbv(p),
         }

@@ -42,7 +42,8 @@ CREATE TABLE IF NOT EXISTS games (
     no_guess TEXT,               -- the certificate of a guess-free game, or NULL
     client TEXT,                 -- who made it (for the per-client cap)
     updated REAL,                -- time of the last move (for expiry)
-    moves_count INTEGER          -- moves stored (each append checks it: processes never undo each other)
+    moves_count INTEGER,         -- moves stored (each append checks it: processes never undo each other)
+    hints_used INTEGER           -- 1 once the game's hints were shown while it was played (NULL: never)
 )
 """
 MOVES_SCHEMA = """
@@ -59,15 +60,21 @@ INDEXES = (
     "CREATE INDEX IF NOT EXISTS games_updated ON games (outcome, updated)",
 )
 #: Columns added since the first schema, with their type: a file made before gets them at open.
-ADDED_COLUMNS = {"no_guess": "TEXT", "client": "TEXT", "updated": "REAL", "moves_count": "INTEGER"}
+ADDED_COLUMNS = {
+    "no_guess": "TEXT",
+    "client": "TEXT",
+    "updated": "REAL",
+    "moves_count": "INTEGER",
+    "hints_used": "INTEGER",
+}
 COLUMNS = (
     "id, width, height, mines, rule, seed, seed_given, layout, moves, outcome, created, started, ended, "
-    "no_guess, client, updated, moves_count"
+    "no_guess, client, updated, moves_count, hints_used"
 )
 
 #: Insert a game or replace the one with its id (the same statement in SQLite and PostgreSQL).
 UPSERT_GAME = (
-    f"INSERT INTO games ({COLUMNS}) VALUES ({','.join('?' * 17)}) ON CONFLICT (id) DO UPDATE SET "
+    f"INSERT INTO games ({COLUMNS}) VALUES ({','.join('?' * 18)}) ON CONFLICT (id) DO UPDATE SET "
     + ", ".join(f"{c} = excluded.{c}" for c in COLUMNS.split(", ")[1:])
 )
 UPSERT_MOVE = (
@@ -124,6 +131,8 @@ class StoredGame:
     """``complete`` or ``local`` for a game drawn guess-free, else None."""
     client: str | None = None
     """The address that made it."""
+    hints_used: bool = False
+    """Whether hints (or the probabilities) were shown on the game while it was played."""
 
 
 class Db(Protocol):
@@ -280,6 +289,7 @@ class Store:
             g.client,
             now if now is not None else g.created,
             len(g.moves),
+            int(g.hints_used) or None,
         )
         with self._transaction() as db:
             db.execute(UPSERT_GAME, row)
@@ -347,7 +357,19 @@ class Store:
             ended=row[12],
             no_guess=row[13],
             client=row[14],
+            hints_used=bool(row[17]),
         )
+
+    def mark_hinted(self, game_id: str) -> None:
+        """Note that the game's hints were shown while it was played (its record says so)."""
+        with self._transaction() as db:
+            db.execute("UPDATE games SET hints_used = 1 WHERE id = ?", (game_id,))
+
+    def hints_used(self, game_id: str) -> bool:
+        """Whether the game's hints were shown while it was played (by any server process)."""
+        with self._connection() as db:
+            row = db.execute("SELECT hints_used FROM games WHERE id = ?", (game_id,)).fetchone()
+        return bool(row and row[0])
 
     def moves_count(self, game_id: str) -> int | None:
         """How many moves the database holds for this game (None: no such game)."""

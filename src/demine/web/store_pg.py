@@ -17,7 +17,16 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from demine.errors import DemineError
-from demine.web.store import INDEXES, MOVES_SCHEMA, SCHEMA, Db, StaleGame, Store, StoreUnavailable
+from demine.web.store import (
+    ADDED_COLUMNS,
+    INDEXES,
+    MOVES_SCHEMA,
+    SCHEMA,
+    Db,
+    StaleGame,
+    Store,
+    StoreUnavailable,
+)
 
 try:
     import psycopg
@@ -29,9 +38,14 @@ except ImportError as e:  # pragma: no cover - depends on the environment
     ) from e
 
 #: SQLite's REAL is a double; PostgreSQL's is 4 bytes (times to the minute): ask for a double.
+#: A database made before a column existed gets it at open.
 PG_SCHEMA = (
     SCHEMA.replace(" REAL", " DOUBLE PRECISION"),
     MOVES_SCHEMA.replace(" WITHOUT ROWID", ""),
+    *(
+        f"ALTER TABLE games ADD COLUMN IF NOT EXISTS {name} {kind.replace('REAL', 'DOUBLE PRECISION')}"
+        for name, kind in ADDED_COLUMNS.items()
+    ),
     *INDEXES,
 )
 

@@ -2,9 +2,9 @@
 
 import { api } from "./api.js";
 import { cellAt, drawBoard, eventCell, probMap } from "./board.js";
-import { $, MOVES, key, bestText, download, b64bytes } from "./util.js";
+import { $, MOVES, key, bestText, cellName, download, b64bytes, people } from "./util.js";
 
-const an = { width: 9, height: 9, rows: null, selected: null, result: null, because: null };
+const an = { width: 9, height: 9, rows: null, selected: null, result: null, because: null, written: "" };
 
 // A layout count as people read it: in full up to 12 digits, else like 5.6e104 (the count comes
 // as a decimal string, exact, so the rounding is done on its digits, as demine.text.big_count does).
@@ -26,6 +26,13 @@ function anText() {
   return `${an.width}x${an.height}${m !== "" ? "x" + m : ""}\n${anRows().join("\n")}\n`;
 }
 
+// The board's text into the text box (kept, so that Analyse can tell a text typed or pasted there
+// since: that text is what Analyse then reads).
+function writeText(text = anText()) {
+  $("an-text").value = text;
+  an.written = text;
+}
+
 function anBlank() {
   an.width = Math.max(1, Math.min(100, Number($("an-w").value) || 9));
   an.height = Math.max(1, Math.min(100, Number($("an-h").value) || 9));
@@ -33,7 +40,7 @@ function anBlank() {
   undoStack.length = 0;
   an.result = null;
   an.selected = key(0, 0);
-  $("an-text").value = anText();
+  writeText();
   anDraw();
 }
 
@@ -66,17 +73,20 @@ function anUndo() {
   if (!rows) { anShow("Nothing to undo"); return; }
   an.rows = rows;
   an.result = null;
-  $("an-text").value = anText();
+  writeText();
   anShow("");
   anDraw();
 }
 
 function anShow(text, error = false) {
-  $("an-result").textContent = text;
+  $("an-result").textContent = people(text);
   $("an-result").classList.toggle("error", error);
 }
 
+// Analyse the text box's position (Load text, or Analyse after a text was typed or pasted there)
+// or the board's (Analyse after editing cells).
 async function anAnalyse(fromText) {
+  fromText = fromText || $("an-text").value !== an.written;
   const body = { text: fromText ? $("an-text").value : anText(), trust_flags: $("an-trust").checked };
   if (!fromText && $("an-mines").value !== "") body.mines = Number($("an-mines").value);
   try {
@@ -89,14 +99,16 @@ async function anAnalyse(fromText) {
     $("an-w").value = res.width;
     $("an-h").value = res.height;
     $("an-mines").value = res.mines ?? "";
-    $("an-text").value = res.text;
+    writeText(res.text);
     an.result = res;
     if (res.error) {
       anShow(res.error, true);
     } else {
       const sol = res.solutions == null ? "approximate (over budget)" : layouts(res.solutions);
-      anShow(`${res.safe.length} safe, ${res.mines_found.length} mines proven; ${sol}` +
-        (res.best && res.best.cell ? `; best guess (${res.best.cell.join(",")}) ${bestText(res.best)}` : ""));
+      const guess = res.best && res.best.cell ? `; ${cellName(...res.best.cell)}: ${bestText(res.best)}` : "";
+      const solved = !res.safe.length && !guess && res.mines_found.length
+        ? ": every covered cell is a proven mine, nothing is left to open" : "";
+      anShow(`${res.safe.length} safe, ${res.mines_found.length} mines proven; ${sol}${guess}${solved}`);
     }
   } catch (e) {
     anShow(e.message, true);
@@ -112,7 +124,7 @@ function anSet(ch) {
   if (undoStack.length > 500) undoStack.shift();
   an.rows[r][c] = ch;
   an.result = null;
-  $("an-text").value = anText();
+  writeText();
   anShow("");
   anDraw();
 }
@@ -147,7 +159,7 @@ function anHover(ev) {
   if (rc && res && res.reasons) {
     const reason = res.reasons[key(...rc)];
     if (reason) {
-      $("an-why").textContent = reason.text;
+      $("an-why").textContent = people(reason.text);
       because = new Set(reason.numbers.map(([r, c]) => key(r, c)));
     }
   }
@@ -174,7 +186,7 @@ export function setupAnalysis() {
   });
   $("an-board").addEventListener("mouseover", anHover);
   $("an-export-text").addEventListener("click", () => {
-    $("an-text").value = anText();
+    writeText();
     download("position.mine", new Blob([anText()], { type: "text/plain" }));
   });
   $("an-export-mbf").addEventListener("click", async () => {

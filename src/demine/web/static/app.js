@@ -32,6 +32,20 @@ function showTab(name) {
   fitWrap($(name === "play" ? "board" : "an-board"));  // its box was measured while hidden
 }
 
+// The sticky bars' height (the game's, the Train tab's), for the page's scroll-padding: a cell
+// scrolled into view is never left under them.
+const bars = document.querySelectorAll("main .hud");
+const barsSeen = new ResizeObserver(() => {
+  const h = Math.max(0, ...[...bars].map((b) => b.getBoundingClientRect().height));
+  document.documentElement.style.setProperty("--sticky-top", `${Math.ceil(h)}px`);
+});
+for (const b of bars) barsSeen.observe(b);
+
+// The buttons that fold a panel away on a phone (Settings, Board and rules).
+for (const b of document.querySelectorAll("button.disclose")) {
+  b.addEventListener("click", () => b.setAttribute("aria-expanded", String(b.getAttribute("aria-expanded") !== "true")));
+}
+
 restoreSettings();
 watchSettings();
 setupPlay();

@@ -14,7 +14,7 @@
 import { api } from "./api.js";
 import { cellAt, drawBoard, probMap } from "./board.js";
 import { touchCellSize } from "./settings.js";
-import { $, key, bestText, download, b64bytes } from "./util.js";
+import { $, key, bestText, cellName, download, b64bytes, people } from "./util.js";
 
 export const play = {
   view: null,          // the server's view of the game
@@ -106,6 +106,7 @@ export async function refreshHints() {
     }
   }
   play.hints = h;
+  if (h) { v.hints_used = true; $("hints-badge").hidden = false; }  // (the server noted it too)
   redraw();
 }
 
@@ -124,7 +125,7 @@ async function fetchGuess() {
 // The message region (role="status"): a reason, the hint's message or an error. It stays until
 // the next message.
 export function showWhy(text, error = false) {
-  $("why").textContent = text;
+  $("why").textContent = people(text);
   $("why").classList.toggle("error", error);
 }
 
@@ -159,8 +160,9 @@ export function setView(v, nav = "none") {
     $("link").href = url.href;
     $("link").textContent = url.href;
     matchControls(v);
-    touchCellSize(v.width);
+    touchCellSize(v.width, v.height);
   }
+  $("hints-badge").hidden = !v.hints_used;
   const badge = $("no-guess-badge");
   badge.hidden = !v.no_guess;
   badge.textContent = v.no_guess === "local"
@@ -240,18 +242,20 @@ function opened(before, after) {
   return n;
 }
 
-// The live region's words for a move.
+// The live region's words for a move: the cell it opened and its number when it opened one (a
+// chord's too: the cell opened, not the number chorded), else how many it opened.
 function describe(kind, r, c, v, nv) {
-  const at = `row ${r + 1} column ${c + 1}`;
+  const at = cellName(r, c);
   let text;
   if (kind === "flag") {
     text = nv.rows[r][c] === "F" ? `Flagged ${at}.` : `Unflagged ${at}.`;
   } else if (nv.outcome === "lost") {
-    text = `A mine at ${nv.exploded ? `row ${nv.exploded[0] + 1} column ${nv.exploded[1] + 1}` : at}: game lost.`;
+    text = `A mine at ${nv.exploded ? cellName(...nv.exploded) : at}: game lost.`;
   } else {
     const n = opened(v.rows, nv.rows);
-    const ch = nv.rows[r][c];
-    text = n === 1 && ch >= "0" && ch <= "8" ? `${at}: ${ch === "0" ? "empty" : ch}.`
+    const one = n === 1 && nv.opened && nv.opened.length === 1 ? nv.opened[0] : null;
+    const ch = one ? nv.rows[one[0]][one[1]] : null;
+    text = one ? `${kind === "chord" ? "Chord opened " : ""}${cellName(...one)}: ${ch === "0" ? "empty" : ch}.`
       : `${kind === "chord" ? "Chord opened" : "Opened"} ${n} cell${n === 1 ? "" : "s"}.`;
   }
   if (nv.outcome === "won") text += ` Won in ${nv.elapsed.toFixed(1)} s!`;
@@ -282,15 +286,57 @@ export function act(kind, r, c) {
   });
 }
 
+// Whether the hints shown prove the cell at r, c a mine.
+function provenMine(r, c) {
+  const h = play.hints;
+  return Boolean(hintsOn() && h && !h.error && h.mines.some(([mr, mc]) => mr === r && mc === c));
+}
+
 // A tap, a left click or Space on a cell: a number chords, a covered cell opens (in flag mode:
-// flags), a flag stays (in flag mode: comes off).
+// flags), a flag stays (in flag mode: comes off). With Hints on, the page never opens a cell it
+// shows as a proven mine: that cell is flagged instead (what a player means who has read that it
+// is a mine), and a chord that would open one (a wrong flag around the number) is not sent.
 export function primary(r, c, flagMode = false) {
   const ch = play.view.rows[r][c];
-  if (ch >= "1" && ch <= "8") return act("chord", r, c);
+  if (ch >= "1" && ch <= "8") return chord(r, c);
   if (ch === "0") return undefined;
   if (flagMode) return act("flag", r, c);
   if (ch === "F") return undefined;
+  if (provenMine(r, c)) {
+    showWhy(`Flagged ${cellName(r, c)}: logic proves it a mine, so it is not opened.`);
+    return act("flag", r, c);
+  }
   return act("reveal", r, c);
+}
+
+// A chord on the number at r, c (a tap, a left or middle click, Space), unless it would open a
+// cell the hints show as a proven mine.
+export function chord(r, c) {
+  const risky = chordRisk(r, c);
+  if (risky) {
+    showWhy(`Not chorded: it would open ${cellName(...risky)}, which logic proves a mine ` +
+      "(a flag around this number is wrong).", true);
+    return undefined;
+  }
+  return act("chord", r, c);
+}
+
+// The proven mine a chord on the number at r, c would open (its flags around match the number,
+// and a covered neighbour is proven a mine), or null.
+function chordRisk(r, c) {
+  const v = play.view;
+  if (!hintsOn()) return null;
+  let flags = 0;
+  let mine = null;
+  for (let dr = -1; dr <= 1; dr++) {
+    for (let dc = -1; dc <= 1; dc++) {
+      const rr = r + dr, cc = c + dc;
+      if ((!dr && !dc) || rr < 0 || cc < 0 || rr >= v.height || cc >= v.width) continue;
+      if (v.rows[rr][cc] === "F") flags++;
+      else if (v.rows[rr][cc] === "H" && !mine && provenMine(rr, cc)) mine = [rr, cc];
+    }
+  }
+  return flags === Number(v.rows[r][c]) ? mine : null;
 }
 
 // The first game on the page comes from the link, else is new (nav "replace"); New game and
@@ -310,6 +356,7 @@ export async function newGame(ev, nav = "push", keepMessage = false) {
   await queue(async () => {
     const v = await api("/api/games", body);
     $("seed").value = "";  // the next game draws a new board unless a seed is typed again
+    $("options-toggle").setAttribute("aria-expanded", "false");  // (a phone folds them away again)
     started(v, play.view ? nav : "replace", false, keepMessage);
     await refreshHints();
   });

@@ -3,12 +3,14 @@
 // Mouse: left opens (on a number: chords), right flags, middle chords; hovering a hinted cell
 // shows why. Touch: a tap opens or chords, a long press (its delay is a setting) flags; Flag mode
 // swaps the two. With Hints on, a tap on a marked cell shows its reason first, and only a second
-// tap on it plays: reading never opens a cell. Keys: arrows/hjkl move, Space/Enter open or chord,
-// f flags; keys on buttons, links and fields do what those do.
+// tap on it plays: reading never opens a cell, and a proven mine is flagged, never opened (see
+// primary in game.js). Keys: arrows/hjkl move (the reason of a hinted cell is shown as the cursor
+// reaches it), Space/Enter open or chord, f flags, ? shows a hint, n starts a new game, r
+// restarts; keys on buttons, links and fields do what those do.
 
 import { eventCell } from "./board.js";
 import {
-  act, exportGame, newGame, play, primary, queue, readCell, redraw, refreshHints, restart,
+  act, chord, exportGame, newGame, play, primary, queue, readCell, redraw, refreshHints, restart,
   share, showHint, tick,
 } from "./game.js";
 import { replayTo, showReview } from "./review.js";
@@ -27,10 +29,14 @@ function moveCursor(dr, dc) {
     Math.max(0, Math.min(v.height - 1, play.cursor[0] + dr)),
     Math.max(0, Math.min(v.width - 1, play.cursor[1] + dc)),
   ];
+  readCell(play.cursor);  // a hinted cell's reason, as a hover shows it
   redraw();
   const cell = $("board").querySelector(".cell.cursor");
   if (cell) cell.scrollIntoView({ block: "nearest", inline: "nearest" });
 }
+
+// The page's own keys (not the cursor's): what the buttons beside the board do.
+const COMMANDS = { "?": showHint, n: () => newGame(null), r: restart };
 
 export function playKeys(ev) {
   if (!play.view || ev.ctrlKey || ev.metaKey || ev.altKey) return;
@@ -44,6 +50,9 @@ export function playKeys(ev) {
     if (!play.replayView) primary(...play.cursor, flagMode());
   } else if ((ev.key === "f" || ev.key === "F") && !play.replayView) {
     act("flag", ...play.cursor);
+  } else if (COMMANDS[ev.key]) {
+    ev.preventDefault();
+    COMMANDS[ev.key]();
   }
 }
 
@@ -108,7 +117,7 @@ export function setupPlay() {
   board.addEventListener("mousedown", (ev) => { if (ev.button === 1) ev.preventDefault(); });
   board.addEventListener("auxclick", (ev) => {
     const rc = eventCell(ev);
-    if (ev.button === 1 && rc && !play.replayView) act("chord", ...rc);
+    if (ev.button === 1 && rc && !play.replayView && play.view) chord(...rc);
   });
   board.addEventListener("mouseover", (ev) => {
     if (lastPointer === "mouse") readCell(eventCell(ev));

@@ -2,8 +2,9 @@
 // played and better moves framed on the board).
 
 import { api } from "./api.js";
+import { cellAt } from "./board.js";
 import { play, redraw } from "./game.js";
-import { $, key } from "./util.js";
+import { $, cellName, key } from "./util.js";
 
 export async function replayTo(k, mark = null) {
   const v = play.view;
@@ -14,8 +15,14 @@ export async function replayTo(k, mark = null) {
   play.replayView = k === v.total_moves ? null : frame;
   $("rp-slider").value = k;
   $("rp-label").textContent = `move ${k} / ${v.total_moves}` +
-    (frame.last ? ` (${frame.last.kind} ${frame.last.cell.join(",")})` : "");
+    (frame.last ? ` (${frame.last.kind} ${cellName(...frame.last.cell)})` : "");
   redraw();
+  if (mark) {
+    // the move reviewed, in view (below the sticky bar: see the page's scroll-padding)
+    const [r, c] = mark.played.split(",").map(Number);
+    const el = cellAt($("board"), r, c);
+    if (el) el.scrollIntoView({ block: "nearest", inline: "nearest" });
+  }
 }
 
 // ---------------------------------------------------------------- the review of a finished game
@@ -70,9 +77,9 @@ export async function showReview() {
     b.className = `mark-${d.mark.replace(" ", "-")}`;
     const risk = d.mine_probability === null ? "" : `, ${pct(d.mine_probability)} mine`;
     const best = d.best && (d.best[0] !== d.row || d.best[1] !== d.col)
-      ? `; better ${d.best.join(",")} (${pct(d.best_mine_probability)} mine)` : "";
+      ? `; better ${cellName(...d.best)} (${pct(d.best_mine_probability)} mine)` : "";
     const lost = d.lost ? `; ${(100 * d.lost).toFixed(1)} points lost${d.exact ? "" : " (estimate)"}` : "";
-    b.textContent = `${d.mark}${d.hit_mine ? " — hit a mine" : ""}: ${d.kind} ${d.row},${d.col}${risk}${best}${lost}`;
+    b.textContent = `${d.mark}${d.hit_mine ? " — hit a mine" : ""}: ${d.kind} ${cellName(d.row, d.col)}${risk}${best}${lost}`;
     const cell = (rc) => (rc ? key(rc[0], rc[1]) : null);
     b.addEventListener("click", () => replayTo(d.index, {
       played: key(d.row, d.col),
@@ -81,7 +88,13 @@ export async function showReview() {
     li.append(b);
     list.append(li);
   }
-  if (!list.children.length) list.textContent = "No guesses: every move was forced.";
+  if (!list.children.length) {
+    // (an item, not text in the list: a list holds only items)
+    const li = document.createElement("li");
+    li.className = "none";
+    li.textContent = "No guesses: every move was forced.";
+    list.append(li);
+  }
 }
 
 function drawReviewGraph(r) {

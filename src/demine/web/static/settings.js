@@ -2,7 +2,7 @@
 // game's board, rule and no-guess mode, the Hints and Probabilities switches, the cell size, the
 // long-press delay, the theme and the palette.
 
-import { fitWrap } from "./board.js";
+import { fitWrap, setCellSize } from "./board.js";
 import { $ } from "./util.js";
 
 const KEY = "demine-settings";
@@ -50,10 +50,10 @@ export function restoreSettings() {
 
 // On a touch screen, until the player picks a size: cells as big as fit the screen's width,
 // between 32 and 44 px (a finger's target; a board wider than that pans).
-export function touchCellSize(cols) {
+export function touchCellSize(cols, rows) {
   if (!touchFirst || sizedByPlayer) return;
-  const room = $("board-wrap").clientWidth || window.innerWidth - 32;
-  const size = Math.max(32, Math.min(44, Math.floor((room - 5) / cols) - 1));
+  const room = ($("board-wrap").clientWidth || window.innerWidth - 16) - (8 * String(rows).length + 6);
+  const size = Math.max(32, Math.min(44, Math.floor((room - 7) / cols) - 1));
   if (Number($("cell-size").value) !== size) {
     $("cell-size").value = size;
     applyLook();
@@ -72,10 +72,7 @@ export function applyLook() {
   const t = $("theme").value;
   document.documentElement.dataset.theme = t === "auto" ? (dark.matches ? "dark" : "light") : t;
   document.documentElement.dataset.palette = $("palette").value;
-  for (const id of ["board", "an-board"]) {
-    $(id).style.setProperty("--cell", `${$("cell-size").value}px`);
-    fitWrap($(id));
-  }
+  for (const id of ["board", "an-board"]) setCellSize($(id), Number($("cell-size").value));
 }
 
 export function watchSettings() {
@@ -87,14 +84,27 @@ export function watchSettings() {
   }
   dark.addEventListener("change", applyLook);
   window.addEventListener("resize", () => { fitWrap($("board")); fitWrap($("an-board")); });
-  $("fit").addEventListener("click", () => {
-    // the biggest cells that show the whole width of the board (not below 12 px)
-    const board = $("board");
-    const cols = Number(board.getAttribute("aria-colcount")) || 1;
-    const room = $("board-wrap").clientWidth - 8 - (cols - 1);
-    $("cell-size").value = Math.max(12, Math.min(56, Math.floor(room / cols)));
-    sizedByPlayer = true;
-    applyLook();
-    saveSettings();
-  });
+  $("fit").addEventListener("click", fitToScreen);
+}
+
+// Fit to screen: the biggest cells that show the board's whole width, from 12 px with a mouse; on
+// a touch screen never below 32 px, a finger's target (a board wider than that pans, and the page
+// says so).
+function fitToScreen() {
+  const board = $("board");
+  const cols = Number(board.dataset.width) || 1;
+  const labels = parseFloat(board.style.getPropertyValue("--lab-w")) || 0;
+  const room = $("board-wrap").clientWidth - 8 - labels - (cols - 1);
+  const fit = Math.floor(room / cols);
+  const least = touchFirst ? 32 : 12;
+  $("cell-size").value = Math.max(least, Math.min(56, fit));
+  sizedByPlayer = true;
+  applyLook();
+  saveSettings();
+  const why = $("why");
+  if (fit < least) {
+    why.classList.remove("error");
+    why.textContent = `${cols} columns do not fit this screen at ${least} px a cell, the smallest a ` +
+      "finger can tap: the board pans in its box (pinch to zoom out for a look at all of it).";
+  }
 }

@@ -4,9 +4,10 @@
 // are kept in this browser's IndexedDB, beside the record of games (database "demine-training").
 
 import { api, answer as answerOf } from "./api.js";
-import { cellAt, drawBoard, eventCell } from "./board.js";
+import { cellAt, drawBoard, eventCell, setCellSize } from "./board.js";
+import { touchFirst } from "./settings.js";
 import { chosen } from "./stats/store.js";
-import { $, key, MOVES } from "./util.js";
+import { $, key, MOVES, people } from "./util.js";
 
 const DB = "demine-training";
 const STORE = "profile";
@@ -46,7 +47,7 @@ async function saveProfile() {
 
 function say(text, error = false) {
   const el = $("tr-msg");
-  el.textContent = text;
+  el.textContent = people(text);
   el.classList.toggle("error", error);
 }
 
@@ -56,6 +57,18 @@ function showProfile() {
   $("tr-streak").textContent = String(p.streak);
   $("tr-best").textContent = String(p.best);
   $("tr-solved").textContent = `${p.solved} of ${p.attempted}`;
+}
+
+// Cells as big as the box's width allows, from 24 px (32 on a touch screen: a finger's target;
+// a wider board pans in its box) to 44; the page scrolls down the board, the question and the
+// verdict staying in the sticky bar above it.
+function sizeBoard() {
+  if (!tr.puzzle) return;
+  const board = $("tr-board");
+  const cols = tr.rows[0].length;
+  const labels = 8 * String(tr.rows.length).length + 6;
+  const fit = Math.floor((board.parentElement.clientWidth - labels - 7) / cols) - 1;
+  setCellSize(board, Math.max(touchFirst ? 32 : 24, Math.min(44, fit)));
 }
 
 function redraw() {
@@ -87,6 +100,7 @@ function show(p) {
   setFlag(false);
   say(p.kind === "coin" ? "First your call: a true 50/50, or not yet? Then the cell to open." : "Your move: click or tap a cell.");
   redraw();
+  sizeBoard();
 }
 
 async function next() {
@@ -212,6 +226,7 @@ function keys(ev) {
     const [dr, dc] = MOVES[ev.key];
     tr.cursor = [Math.max(0, Math.min(tr.rows.length - 1, tr.cursor[0] + dr)), Math.max(0, Math.min(tr.rows[0].length - 1, tr.cursor[1] + dc))];
     redraw();
+    cellAt($("tr-board"), ...tr.cursor).scrollIntoView({ block: "nearest", inline: "nearest" });
   } else if (ev.key === " " || ev.key === "Enter") {
     ev.preventDefault();
     answer(...tr.cursor, tr.flag);
@@ -244,6 +259,7 @@ export function setupTrain() {
     if (rc && tr.puzzle && tr.puzzle.kind === "all") answer(...rc, true);
   });
   board.addEventListener("keydown", keys);
+  window.addEventListener("resize", sizeBoard);
   $("tr-next").addEventListener("click", next);
   $("tr-daily").addEventListener("click", daily);
   $("tr-flag").addEventListener("click", () => setFlag(!tr.flag));

@@ -2,6 +2,17 @@
 
 export const $ = (id) => document.getElementById(id);
 export const key = (r, c) => `${r},${c}`;
+
+// A cell as the page names it to people, everywhere (the boards' labels, the live region, reasons,
+// review marks, puzzles): its row and column counted from 1, as the labels beside the board show
+// them. The API counts from 0 ([row, col] and "(row,col)" in its texts); the page turns its texts
+// into this form with people().
+export const cellName = (r, c) => `row ${r + 1} column ${c + 1}`;
+
+// A text from the server for people: each "(row,col)" it names (the API's, from 0) in the page's form.
+export function people(text) {
+  return String(text ?? "").replace(/\((\d+),(\d+)\)/g, (_, r, c) => cellName(Number(r), Number(c)));
+}
 // The keys that move a board's cursor.
 export const MOVES = {
   ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1],

@@ -3,7 +3,10 @@
 //
 // A record (the same shape in the browser and on the server, see demine/web/records.py):
 //   {id, width, height, mines, rule, no_guess, outcome: "won" | "lost", elapsed (s), bbbv,
-//    solved_bbbv, moves, seed, ended (s since the epoch)}
+//    solved_bbbv, moves, seed, ended (s since the epoch), hints_used}
+// hints_used: true when hints (or the probabilities) were shown while the game was played; such
+// games are counted apart and set no best time or 3BV/s. Records made before it was kept have
+// none (null): they are counted as they were, with the games played alone.
 
 const PRESETS = { beginner: [9, 9, 10], intermediate: [16, 16, 40], expert: [30, 16, 99] };
 const NAMES = { beginner: "Beginner", intermediate: "Intermediate", expert: "Expert" };
@@ -17,7 +20,7 @@ export function recordFromView(v, endedAt = Date.now() / 1000) {
     no_guess: v.no_guess ?? null, outcome: v.outcome, elapsed: v.elapsed,
     bbbv: v.bbbv ?? null, solved_bbbv: v.solved_bbbv ?? null,
     moves: v.total_moves ?? v.moves, seed: v.seed ?? null,
-    ended: Math.round(endedAt * 1000) / 1000,
+    ended: Math.round(endedAt * 1000) / 1000, hints_used: v.hints_used ?? null,
   };
 }
 
@@ -39,14 +42,17 @@ export function boardName(r) {
   return `${r.width}x${r.height}/${r.mines}`;
 }
 
-// The rule as the page says it: the first-click rule, and whether the board was guess-free.
+// The rule as the page says it: the first-click rule, whether the board was guess-free, and
+// whether hints were shown.
 export function ruleName(r) {
-  return r.no_guess ? `${r.rule}, ${NO_GUESS[r.no_guess] || r.no_guess}` : r.rule;
+  const rule = r.no_guess ? `${r.rule}, ${NO_GUESS[r.no_guess] || r.no_guess}` : r.rule;
+  return r.hints_used ? `${rule}, with hints` : rule;
 }
 
-// Records grouped by board and rule: the same key for the same kind of game.
+// Records grouped by board and rule: the same key for the same kind of game (games played with
+// hints apart from those played alone).
 export function groupKey(r) {
-  return `${r.width}x${r.height}/${r.mines}|${r.rule}|${r.no_guess || ""}`;
+  return `${r.width}x${r.height}/${r.mines}|${r.rule}|${r.no_guess || ""}|${r.hints_used ? "hints" : ""}`;
 }
 
 export function byEnd(records) {
@@ -54,16 +60,18 @@ export function byEnd(records) {
 }
 
 // The statistics of each board and rule, most played first:
-//   {key, board, rule, played, won, winRate (0..1), bestTime (s, won games), bestRate (3BV/s,
-//    won games), streak (wins in a row at the end), bestStreak}
+//   {key, board, rule, hints, played, won, winRate (0..1), bestTime (s, won games), bestRate
+//    (3BV/s, won games), streak (wins in a row at the end), bestStreak}
+// A group of games played with hints (hints true) has no best time nor best 3BV/s (null): those
+// are the player's own.
 export function computeStats(records) {
   const groups = new Map();
   for (const r of byEnd(records)) {
     const k = groupKey(r);
     let g = groups.get(k);
     if (!g) {
-      g = { key: k, board: boardName(r), rule: ruleName(r), played: 0, won: 0,
-            bestTime: null, bestRate: null, streak: 0, bestStreak: 0 };
+      g = { key: k, board: boardName(r), rule: ruleName(r), hints: Boolean(r.hints_used), played: 0,
+            won: 0, bestTime: null, bestRate: null, streak: 0, bestStreak: 0 };
       groups.set(k, g);
     }
     g.played += 1;
@@ -71,6 +79,7 @@ export function computeStats(records) {
       g.won += 1;
       g.streak += 1;
       g.bestStreak = Math.max(g.bestStreak, g.streak);
+      if (g.hints) continue;  // an assisted win sets no best
       if (g.bestTime === null || r.elapsed < g.bestTime) g.bestTime = r.elapsed;
       const v = recordRate(r);
       if (v !== null && (g.bestRate === null || v > g.bestRate)) g.bestRate = v;
@@ -85,7 +94,7 @@ export function computeStats(records) {
 
 export const CSV_COLUMNS = [
   "id", "ended", "board", "width", "height", "mines", "rule", "no_guess", "outcome",
-  "elapsed", "bbbv", "solved_bbbv", "bbbv_per_s", "moves", "seed",
+  "elapsed", "bbbv", "solved_bbbv", "bbbv_per_s", "moves", "seed", "hints_used",
 ];
 
 // One CSV field: quoted when it holds a comma, a quote or a line break. A seed (the one text the
@@ -129,12 +138,13 @@ export function checkRecord(r) {
     [null, undefined, "complete", "local"].includes(r.no_guess) && ["won", "lost"].includes(r.outcome) &&
     isNum(r.elapsed) && isNum(r.ended) && (r.bbbv == null || isInt(r.bbbv)) &&
     (r.solved_bbbv == null || isInt(r.solved_bbbv)) && (r.moves == null || isInt(r.moves)) &&
-    (r.seed == null || (typeof r.seed === "string" && r.seed.length <= 64));
+    (r.seed == null || (typeof r.seed === "string" && r.seed.length <= 64)) &&
+    (r.hints_used == null || typeof r.hints_used === "boolean");
   if (!ok) return null;
   return {
     id: r.id, width: r.width, height: r.height, mines: r.mines, rule: r.rule, no_guess: r.no_guess ?? null,
     outcome: r.outcome, elapsed: r.elapsed, bbbv: r.bbbv ?? null, solved_bbbv: r.solved_bbbv ?? null,
-    moves: r.moves ?? null, seed: r.seed ?? null, ended: r.ended,
+    moves: r.moves ?? null, seed: r.seed ?? null, ended: r.ended, hints_used: r.hints_used ?? null,
   };
 }
 
