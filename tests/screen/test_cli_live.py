@@ -108,3 +108,18 @@ def test_play_stops_when_the_window_closes_and_says_so(
             closer.cancel()
     assert code == 0, err
     assert "ended: the window closed" in out and "Traceback" not in err
+
+
+def test_watch_prints_an_update_as_json_and_stops_after_the_updates_asked(
+    xdisplay: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    need_program("tatham")
+    pytest.importorskip("PIL")
+    code, out, err = run(
+        capsys, "screen", "watch", "--program", "tatham", "--display", xdisplay, "--launch", "--size", "beginner",
+        "--tile", "24", "--updates", "1", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    update = json.loads(out.splitlines()[0])
+    assert update["position"].startswith("9x9x10\n") and update["problem"] == "no cell opened yet"
+    assert "watch: 1 updates shown" in err

@@ -276,7 +276,7 @@ def cmd_watch(ns: argparse.Namespace) -> int:
             info.id,
             reader,
             show=show,
-            mines=ns.mines,
+            mines=_mines(ns),
             overlay=ns.overlay,
             interval=ns.interval,
             updates=ns.updates,
