@@ -214,3 +214,19 @@ def test_watch_hints_take_flags_as_claims_and_guess_when_nothing_is_safe() -> No
     assert bad.problem is not None and bad.problem.startswith("no layout explains the board")
     marks = g.marks((100, 50))
     assert [(m.kind, m.width) for m in marks] == [("guess", CELL)] and marks[0].left >= 100
+
+
+def test_a_contradiction_read_twice_alike_is_taken_as_the_board() -> None:
+    game = _guess_free(9)
+    game.reveal(game.geometry.cell(2, 2))
+    opened = next(c for c, s in enumerate(game.visible) if s < COVERED)
+    window = FakeWindow(game)
+    # reads 2 and 3 both show a revealed cell covered: the second is believed (one misread)
+    log = play_game(
+        window,
+        PROGRAMS["tatham"],
+        fake_reader(10, {2: (opened, COVERED), 3: (opened, COVERED)}),
+        settings=FAST,
+    )
+    assert log.outcome == "won" and len(log.misreads) == 1
+    assert len(window.clicks) == len(log.turns) == log.reads - 2
