@@ -48,8 +48,14 @@ def test_play_launches_tatham_plays_and_writes_the_summary_and_a_record(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--program", "nope"], "no program 'nope'; choose one of tatham, xdemineur, gnome, kmines"),
-        (["--program", "tatham", "--size", "expert"], "--size and --tile start a program: add --launch"),
+        (
+            ["--program", "nope"],
+            "no program 'nope'; choose one of tatham, xdemineur, gnome, kmines, demine-web, jsm",
+        ),
+        (
+            ["--program", "tatham", "--size", "expert"],
+            "--size, --tile and --url start a program: add --launch",
+        ),
         (["--program", "tatham", "--seconds", "0"], "--seconds must be more than 0"),
         (["--program", "tatham", "--window", "zz"], "--window zz: not a window id"),
     ],

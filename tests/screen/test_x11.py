@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 import pytest
 
@@ -211,3 +212,59 @@ def test_gnome_mines_opens_at_its_size_sized_for_the_tile_asked(xdisplay: str) -
         info = conn.window(run.window.id)
         assert info.name == "Mines" and info.wm_class[1] == "Gnome-mines"
         assert info.width >= 8 * 40 and info.height >= 8 * 40
+
+
+JSM_PAGE = Path(__file__).resolve().parents[3] / "shared" / "peers" / "jsminesweeper" / "index.html"
+
+
+def _cell_centre(page: object, origin: tuple[int, int], selector: str) -> tuple[int, int]:
+    """A page element's centre in screen pixels (the app window shows the page from its corner)."""
+    rect = page.evaluate(  # type: ignore[attr-defined]
+        f"(() => {{ const r = document.querySelector('{selector}').getBoundingClientRect();"
+        " return [r.left + r.width / 2, r.top + r.height / 2, window.devicePixelRatio]; })()"
+    )
+    x, y, ratio = rect
+    return origin[0] + round(x * ratio), origin[1] + round(y * ratio)
+
+
+def test_demines_page_is_set_up_found_and_clicked_through_xtest_and_n_is_its_new_game(xdisplay: str) -> None:
+    pytest.importorskip("fastapi")
+    need_program("demine-web")
+    with launch(PROGRAMS["demine-web"], xdisplay, 9, 9, 10, tile=28) as run, connect(xdisplay) as conn:
+        page = run.page
+        assert page is not None and run.server is not None
+        assert PROGRAMS["demine-web"].windows(conn)[0].id == run.window.id
+        assert page.evaluate("document.getElementById('preset').value") == "beginner"
+        assert page.evaluate("document.getElementById('hints-toggle').checked") is False
+        before = page.evaluate(
+            "document.querySelector('[data-r=\"4\"][data-c=\"4\"]').getAttribute('aria-label')"
+        )
+        conn.click(run.window.id, *_cell_centre(page, run.window.box[:2], '[data-r="4"][data-c="4"]'))
+        assert page.wait_for(
+            "document.querySelector('[data-r=\"4\"][data-c=\"4\"]').getAttribute('aria-label') !== "
+            + repr(before),
+            5,
+        ), "the click did not open the cell"
+        conn.key(run.window.id, "n")
+        assert page.wait_for(
+            "document.querySelector('[data-r=\"4\"][data-c=\"4\"]').getAttribute('aria-label') === "
+            + repr(before),
+            5,
+        ), "n did not start a new game"
+
+
+def test_jsminesweepers_page_plays_by_itself_no_more_and_is_found_by_its_class(xdisplay: str) -> None:
+    need_program("jsm")
+    if not JSM_PAGE.is_file():
+        pytest.skip(f"JSMinesweeper's page is not at {JSM_PAGE}")
+    with (
+        launch(PROGRAMS["jsm"], xdisplay, 9, 9, 10, tile=28, page_url=str(JSM_PAGE)) as run,
+        connect(xdisplay) as conn,
+    ):
+        page = run.page
+        assert page is not None
+        assert conn.window(run.window.id).name == "Minesweeper player"
+        off = "['autoplay', 'showhints'].every(id => !document.getElementById(id).checked)"
+        assert page.evaluate(off) is True
+        assert page.evaluate("document.getElementById('beginner').checked") is True
+        assert page.evaluate("document.getElementById('overlay').value") == "none"

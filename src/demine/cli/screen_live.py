@@ -32,7 +32,7 @@ def add_live(screen: Any) -> None:
     """Add ``play`` and ``watch`` to the ``demine screen`` subcommands."""
     from demine.cli import positive_int
 
-    names = "tatham, xdemineur, gnome, kmines"
+    names = "tatham, xdemineur, gnome, kmines, demine-web, jsm"
     p = screen.add_parser(
         "play",
         help="play whole games in another program's window: read it, decide with best, click",
@@ -86,6 +86,9 @@ def _add_window_options(p: argparse.ArgumentParser) -> None:
         "--size", help="with --launch: a preset (beginner, intermediate, expert) or WxHxM (default: expert)"
     )
     p.add_argument("--tile", type=int, help="with --launch: the cell size in px, where the program takes one")
+    p.add_argument(
+        "--url", help="with --launch --program jsm: JSMinesweeper's index.html (default: $DEMINE_JSM_PAGE)"
+    )
 
 
 def _reader() -> Callable[..., Any]:
@@ -118,12 +121,13 @@ def _window(ns: argparse.Namespace) -> Iterator[tuple[Any, Any, Any]]:
     from demine.screen.x11 import connect, display_name
 
     program = find_program(ns.program)
-    if not ns.launch and (ns.size or ns.tile):
-        raise InputError("--size and --tile start a program: add --launch")
+    if not ns.launch and (ns.size or ns.tile or ns.url):
+        raise InputError("--size, --tile and --url start a program: add --launch")
     with connect(ns.display) as conn:
         if ns.launch:
             width, height, mines = parse_size(ns.size or "expert", "safe")
-            with launch(program, display_name(ns.display), width, height, mines, tile=ns.tile) as run:
+            display = display_name(ns.display)
+            with launch(program, display, width, height, mines, tile=ns.tile, page_url=ns.url) as run:
                 yield conn, program, run.window
             return
         if ns.window:

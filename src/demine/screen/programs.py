@@ -33,7 +33,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
+from demine.screen.pages import (
+    CHROMIUM,
+    READY,
+    DevTools,
+    demine_page_setup,
+    jsm_page_setup,
+    start_browser,
+)
 from demine.screen.x11 import Connection, ScreenError, WindowInfo
 
 #: A D-Bus session bus that starts nothing on demand: the portals and accessibility services a
@@ -91,6 +100,9 @@ class Program:
     """The tile sizes (px) :func:`launch` can ask of it."""
     extra_env: dict[str, str] = field(default_factory=dict)
     """Environment it is always started with."""
+    page: str | None = None
+    """For a web page shown in Chromium: ``demine`` (demine's own page, served by ``demine
+    serve``) or ``jsm`` (JSMinesweeper's page, a file: :func:`launch`'s ``url``)."""
 
     @property
     def rule(self) -> str:
@@ -99,14 +111,28 @@ class Program:
         return {"opening": "zero", "safe": "safe"}.get(self.first_click, "none")
 
     def installed(self) -> bool:
-        """Whether its program file is there."""
+        """Whether its program file is there (Chromium, for a page)."""
+        if self.page is not None:
+            return any(os.access(path, os.X_OK) for path in CHROMIUM)
         return Path(self.binary).is_file() and os.access(self.binary, os.X_OK)
 
     def matches(self, info: WindowInfo) -> bool:
-        """Whether ``info`` is one of its windows."""
+        """Whether ``info`` is one of its windows (a class ending in ``*`` is a prefix:
+        Chromium's is ``Chromium`` or ``Chromium-browser`` as it was started)."""
         if self.window_name is not None and info.name != self.window_name:
             return False
-        return self.window_class is None or self.window_class.lower() in (p.lower() for p in info.wm_class)
+        if self.window_class is None:
+            return True
+        want = self.window_class.lower()
+        parts = [p.lower() for p in info.wm_class]
+        if want.endswith("*"):
+            return any(p.startswith(want[:-1]) for p in parts)
+        return want in parts
+
+    def windows(self, conn: Connection) -> list[WindowInfo]:
+        """Its windows shown on ``conn``'s display, largest first (none smaller than 60x60:
+        Tatham's Mines keeps a hidden 10x10 one)."""
+        return conn.find(exclude=lambda info: not self.matches(info))
 
     def check_size(self, width: int, height: int, mines: int) -> None:
         """:class:`ScreenError` unless it can be started at that size."""
@@ -176,6 +202,34 @@ PROGRAMS: dict[str, Program] = {
             bus=True,
             extra_env={"NO_AT_BRIDGE": "1", "QT_ACCESSIBILITY": "0"},
         ),
+        Program(
+            "demine-web",
+            "demine's web page",
+            "/usr/bin/chromium",
+            "chromium",
+            "demine-web",
+            window_name=None,
+            window_class="chromium*",
+            new_game="key:n",
+            first_click="safe",
+            chord="left",
+            tile_sizes=(12, 56),
+            page="demine",
+        ),
+        Program(
+            "jsm",
+            "JSMinesweeper's page",
+            "/usr/bin/chromium",
+            "chromium",
+            "jsm-web",
+            window_name=None,
+            window_class="chromium*",
+            new_game="face",
+            first_click="safe",
+            chord="left",
+            tile_sizes=(8, 56),
+            page="jsm",
+        ),
     )
 }
 
@@ -191,7 +245,7 @@ def find_program(name: str) -> Program:
 def program_window(conn: Connection, program: Program) -> WindowInfo:
     """The program's window on ``conn``'s display (the largest shown); :class:`ScreenError` when
     there is none."""
-    found = conn.find(name=program.window_name, wm_class=program.window_class)
+    found = program.windows(conn)
     if not found:
         raise ScreenError(f"no {program.title} window on the display {conn.name}; start it, or pass --launch")
     return found[0]
@@ -208,6 +262,10 @@ class Launched:
     """Its temporary settings folder (removed when it ends)."""
     log: Path
     """What it printed (inside ``folder``)."""
+    page: DevTools | None = None
+    """For a web page: the browser's DevTools pipe (to read or set the page up)."""
+    server: subprocess.Popen[bytes] | None = None
+    """For demine's page: the ``demine serve`` that serves it."""
 
     def alive(self) -> bool:
         """Whether its process still runs."""
@@ -282,6 +340,7 @@ def launch(
     *,
     tile: int | None = None,
     game_id: str | None = None,
+    page_url: str | None = None,
     timeout: float = 20.0,
 ) -> Iterator[Launched]:
     """Start ``program`` on ``display`` at that size (``tile`` px cells where it can be told),
@@ -289,7 +348,10 @@ def launch(
 
     :class:`ScreenError` when it is not installed, cannot be started at that size, or shows no
     window within ``timeout`` seconds (with the end of what it printed). ``game_id`` starts
-    Tatham's Mines on a given game (:func:`tatham_game_id`)."""
+    Tatham's Mines on a given game (:func:`tatham_game_id`); ``page_url`` is JSMinesweeper's page
+    (its ``index.html``, a path or a URL). A page is shown in Chromium (demine's served by a
+    ``demine serve`` of its own on a free port) and set up for the board through its DevTools
+    pipe (:mod:`demine.screen.pages`)."""
     if not program.installed():
         raise ScreenError(
             f"{program.title} is not installed ({program.binary}): apt-get install {program.package}"
@@ -305,6 +367,8 @@ def launch(
     folder = Path(tempfile.mkdtemp(prefix=f"demine-{program.name}-"))
     log = folder / "log.txt"
     process: subprocess.Popen[bytes] | None = None
+    server: tuple[subprocess.Popen[bytes], int] | None = None
+    page: DevTools | None = None
     try:
         _settings(program, folder, width, height, tile)
         env = dict(os.environ)
@@ -323,24 +387,84 @@ def launch(
         with Connection(display) as conn:
             before = {w.id for w in conn.windows()}
             with log.open("wb") as out:
-                process = subprocess.Popen(
-                    command(program, width, height, mines, folder, game_id),
-                    env=env,
-                    stdin=subprocess.DEVNULL,
-                    stdout=out,
-                    stderr=subprocess.STDOUT,
-                    start_new_session=True,
-                    cwd=folder,
-                )
+                if program.page is not None:
+                    if program.page == "demine":
+                        server = _serve(folder, out)
+                        address = f"http://127.0.0.1:{server[1]}/"
+                        url, setup = address, demine_page_setup(width, height, mines, tile)
+                    else:
+                        url, setup = _jsm_url(page_url), jsm_page_setup(width, height, mines, tile)
+                    size = (max(900, width * (tile or 24) + 400), max(700, height * (tile or 24) + 360))
+                    process, page = start_browser(url, READY[program.page], folder, env, size, out)
+                    page.evaluate(setup)
+                else:
+                    process = subprocess.Popen(
+                        command(program, width, height, mines, folder, game_id),
+                        env=env,
+                        stdin=subprocess.DEVNULL,
+                        stdout=out,
+                        stderr=subprocess.STDOUT,
+                        start_new_session=True,
+                        cwd=folder,
+                    )
             window = _wait_window(conn, program, process, before, timeout, log)
             if window.box[:2] != (0, 0):  # wholly on the screen, at the top left
                 conn.move_resize(window.id, 0, 0, window.width, window.height)
                 window = conn.window(window.id)
-        yield Launched(program, process, window, folder, log)
+        yield Launched(program, process, window, folder, log, page, server[0] if server else None)
     finally:
+        if page is not None:
+            page.close()
         if process is not None:
             _end(process)
+        if server is not None:
+            _end(server[0])
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _serve(folder: Path, out: IO[bytes]) -> tuple[subprocess.Popen[bytes], int]:
+    """``demine serve`` on a free port of this machine, its games in ``folder``: the process
+    and the port, once it answers."""
+    import socket
+    import sys
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    server = subprocess.Popen(
+        [sys.executable, "-m", "demine", "serve", "--port", str(port), "--db", str(folder / "games.db")],
+        stdin=subprocess.DEVNULL,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        cwd=folder,
+    )
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise ScreenError(
+                f"demine serve exited with {server.returncode} (the web extra: pip install 'demine[web]')"
+            )
+        with socket.socket() as s, suppress(OSError):
+            s.settimeout(0.5)
+            s.connect(("127.0.0.1", port))
+            return server, port
+        time.sleep(0.2)
+    _end(server)
+    raise ScreenError("demine serve did not answer within 20 s")
+
+
+def _jsm_url(url: str | None) -> str:
+    """JSMinesweeper's page: ``url``, else ``$DEMINE_JSM_PAGE`` (a path or a URL)."""
+    chosen = url or os.environ.get("DEMINE_JSM_PAGE")
+    if not chosen:
+        raise ScreenError("JSMinesweeper's page: pass its index.html (--url PATH) or set DEMINE_JSM_PAGE")
+    if "://" in chosen:
+        return chosen
+    path = Path(chosen).resolve()
+    if not path.is_file():
+        raise ScreenError(f"JSMinesweeper's page: no file {path}")
+    return path.as_uri()
 
 
 def _wait_window(
@@ -353,7 +477,7 @@ def _wait_window(
 ) -> WindowInfo:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        shown = conn.find(name=program.window_name, wm_class=program.window_class)
+        shown = program.windows(conn)
         found = [w for w in shown if w.id not in before]
         if found:
             time.sleep(0.3)  # its first drawing
