@@ -74,7 +74,7 @@ def play(display: str, ns: argparse.Namespace) -> tuple[list[GameLog], dict[str,
         logs.append(log)
         layout = layout if layout is not None else log.layout
         name = f"{program.name}-{ns.size}-t{ns.tile or 'd'}-g{index + 1}"
-        if layout is not None and log.first is not None:
+        if layout is not None and log.first is not None and log.replayable:
             check = check_frames(log, layout)
             checked["cells"] += check.cells
             checked["correct"] += check.correct

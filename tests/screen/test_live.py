@@ -173,8 +173,11 @@ def test_new_game_uses_the_programs_key_or_its_face() -> None:
     face_read = FakeRead(Position.covered(9, 9, 10), (0, 0, 90, 90), "lost", face=(45, 5))
     new_game(window, PROGRAMS["xdemineur"], face_read, FAST)
     assert window.clicks == [(45, 5, "left")]
+    # no face read: xdemineur's is where its fixed layout puts it, the jsm page's is not known
+    new_game(window, PROGRAMS["xdemineur"], None, FAST)
+    assert window.clicks[-1] == (int(0.5 * window.grab().shape[1]), 40, "left")
     with pytest.raises(DemineError, match="face"):
-        new_game(window, PROGRAMS["xdemineur"], None, FAST)
+        new_game(window, PROGRAMS["jsm"], None, FAST)
 
 
 def test_summary_counts_games_and_times_the_turns() -> None:

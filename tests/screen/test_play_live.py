@@ -94,7 +94,7 @@ def test_xdemineur_is_never_lost_on_a_proven_safe_cell(xdisplay: str) -> None:
             log = play_game(window, program, read_board, mines=12, settings=SETTINGS, keep_frames=True)
             assert log.outcome in ("won", "lost"), log.to_json()
             assert not log.lost_on_proven_safe, log.to_json()
-            if log.layout is not None:
+            if log.layout is not None and log.replayable:
                 check = check_frames(log)
                 assert check.correct == check.cells, check.wrong[:2]
             logs.append(log)

@@ -26,6 +26,8 @@ def truths(log: GameLog, layout: list[int] | None = None) -> list[Position]:
     mines = layout if layout is not None else log.layout
     if mines is None or log.first is None:
         raise ValueError("the game's end did not show the layout, and none was given")
+    if not log.replayable:
+        raise ValueError("the board's size was misread before a click: its clicks cannot be replayed")
     game = Game.from_layout(log.width, log.height, mines)
     for c, s in enumerate(log.first.states):  # the program's own opening, if it made one
         if s == 0 and game.visible[c] == COVERED:

@@ -184,6 +184,9 @@ class GameLog:
     layout: list[int] | None = None
     """The mines, when the end shows them all (a win: every covered cell; a loss where the
     program shows every mine)."""
+    replayable: bool = True
+    """False when the board's size was misread before a click (the clicks made on it name
+    cells of another grid: the game cannot be replayed against the truth)."""
     final: BoardView | None = None
     """The last read that agreed with the one before (a finished game's face is on it)."""
     frames: list[tuple[int, Any, BoardView]] = field(default_factory=list)
@@ -347,9 +350,13 @@ def play_game(
             p = read.position
             if keep_frames:
                 log.frames.append((len(log.turns), picture, read))
-            if log.first is None:
+            if log.first is None or (p.width, p.height) != (log.width, log.height):
+                # the first read, or a board of another size read twice alike: the first was wrong
+                log.replayable = log.replayable and not log.turns
                 log.width, log.height, log.mines = p.width, p.height, p.mines
                 log.first = p
+                if keep_frames:
+                    log.frames = [f for f in log.frames if f[2].position.states is p.states]
             last = log.final = read
             if on_turn is not None:
                 on_turn(log, read)
@@ -415,9 +422,12 @@ def new_game(window: Window, program: Program, read: BoardView | None, settings:
     the window to show it."""
     before = window.grab()
     if program.new_game == "face":
-        if read is None or read.face is None:
+        face = None if read is None else read.face
+        if face is None and program.face is not None:
+            face = (int(program.face[0] * before.shape[1]), program.face[1])
+        if face is None:
             raise ScreenError(f"{program.title}'s new game is a click on its face, and none was read")
-        window.click(*read.face)
+        window.click(*face)
     else:
         window.key(program.new_game.removeprefix("key:"))
     settle(window, before, settings)

@@ -100,6 +100,9 @@ class Program:
     """The tile sizes (px) :func:`launch` can ask of it."""
     extra_env: dict[str, str] = field(default_factory=dict)
     """Environment it is always started with."""
+    face: tuple[float, int] | None = None
+    """Where its face is when the reader finds none: across (a share of the window's width) and
+    down (px from the window's top)."""
     page: str | None = None
     """For a web page shown in Chromium: ``demine`` (demine's own page, served by ``demine
     serve``) or ``jsm`` (JSMinesweeper's page, a file: :func:`launch`'s ``url``)."""
@@ -171,6 +174,7 @@ PROGRAMS: dict[str, Program] = {
             chord="middle",
             min_width=12,
             tile_sizes=(21, 21),
+            face=(0.5, 40),  # its bitmaps are fixed: the face is centred above the board
         ),
         Program(
             "gnome",
