@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import time
 from collections.abc import Iterator
@@ -122,6 +123,8 @@ def main() -> int:
     parser.add_argument("--failures", help="write refused or wrong pictures with their truth here")
     parser.add_argument("--json", help="write the summary here as JSON")
     ns = parser.parse_args()
+    # SIGTERM ends the run as Ctrl-C does: the program and the Xvfb it started are ended too
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     t0 = time.time()
     if ns.display:
         logs, checked = play(ns.display, ns)

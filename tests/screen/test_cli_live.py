@@ -129,3 +129,43 @@ def test_watch_prints_an_update_as_json_and_stops_after_the_updates_asked(
     update = json.loads(out.splitlines()[0])
     assert update["position"].startswith("9x9x10\n") and update["problem"] == "no cell opened yet"
     assert "watch: 1 updates shown" in err
+
+
+def test_sigterm_ends_play_with_its_summary_and_the_program_it_launched(xdisplay: str) -> None:
+    need_program("tatham")
+    pytest.importorskip("PIL")
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from demine.screen.programs import PROGRAMS
+    from demine.screen.x11 import connect
+
+    args = [
+        "screen",
+        "play",
+        "--program",
+        "tatham",
+        "--display",
+        xdisplay,
+        "--launch",
+        "--size",
+        "expert",
+        "--games",
+        "3",
+    ]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "demine", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    with connect(xdisplay) as conn:
+        deadline = time.monotonic() + 30
+        while not PROGRAMS["tatham"].windows(conn) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert PROGRAMS["tatham"].windows(conn), "the program did not start"
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+        assert proc.returncode == 143, err
+        assert "ended: terminated (SIGTERM)" in out and "Traceback" not in err
+        assert PROGRAMS["tatham"].windows(conn) == []

@@ -141,6 +141,26 @@ def _window(ns: argparse.Namespace) -> Iterator[tuple[Any, Any, Any]]:
 
 
 @contextmanager
+def _ended_cleanly() -> Iterator[None]:
+    """SIGTERM ends the command as Ctrl-C would (a SystemExit): a program it launched, its
+    display's overlay and the terminal's mode are put back, not left behind."""
+    import signal
+
+    def stop(signum: int, frame: Any) -> None:
+        raise SystemExit(128 + signum)
+
+    try:
+        previous = signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextmanager
 def key_pressed(stream: IO[str] | None = None) -> Iterator[Callable[[], bool]]:
     """A function that says whether q was pressed in the terminal since the last call (the
     terminal in cbreak mode meanwhile); always False without a terminal."""
@@ -183,7 +203,7 @@ def cmd_play(ns: argparse.Namespace) -> int:
     ended = ""
     out = open(ns.record, "a", encoding="utf-8") if ns.record else None  # noqa: SIM115
     try:
-        with _window(ns) as (conn, program, info), key_pressed() as pressed:
+        with _ended_cleanly(), _window(ns) as (conn, program, info), key_pressed() as pressed:
             window = LiveWindow(conn, info.id)
             try:
                 shown = _first_read(window, reader, mines, program)
@@ -205,6 +225,8 @@ def cmd_play(ns: argparse.Namespace) -> int:
                 ended = "the window closed"
             except KeyboardInterrupt:
                 ended = "interrupted"
+            except SystemExit:
+                ended = "terminated (SIGTERM)"
             result = summary(logs, program)
     finally:
         if out is not None:
@@ -215,7 +237,7 @@ def cmd_play(ns: argparse.Namespace) -> int:
         print(json.dumps(result))
     else:
         print(_summary_text(result))
-    return 0
+    return 143 if ended.startswith("terminated") else 0
 
 
 def _first_read(window: Any, reader: Callable[..., Any], mines: int | None, program: Any) -> Any:
@@ -269,6 +291,7 @@ def cmd_watch(ns: argparse.Namespace) -> int:
     reader = _reader()
     ended = "interrupted"
     with (
+        _ended_cleanly(),
         _window(ns) as (conn, program, info),
         key_pressed() as pressed,
         _shower(ns.json) as show,
