@@ -5,6 +5,7 @@ the same modules install as pure Python (a warning says why). Everything else is
 
 from __future__ import annotations
 
+import json
 import os
 import runpy
 import shutil
@@ -48,6 +49,19 @@ class _OptionalBuildExt(build_ext):
                     if os.path.exists(path):
                         os.remove(path)
             _say(f"the compile failed ({e}); installing pure Python")
+            return
+        self._note_sources()
+
+    def _note_sources(self) -> None:
+        """Beside the compiled modules, the digest of the source each was compiled from (so a
+        checkout that rewrites a file unchanged does not make it look stale: _build.py)."""
+        build = runpy.run_path(str(HERE / "src" / "demine" / "_build.py"))
+        names = [ext.name for ext in self.extensions if ext.name in build["COMPILED"]]
+        if not names:
+            return
+        digests = {n: build["source_digest"](HERE / "src" / (n.replace(".", "/") + ".py")) for n in names}
+        package = Path(self.get_ext_fullpath(names[0])).parents[names[0].count(".") - 1]
+        (package / build["SOURCES"]).write_text(json.dumps(digests, indent=1, sort_keys=True) + "\n")
 
 
 #: The setup commands that build code (the metadata ones need no compile).

@@ -48,25 +48,25 @@ import argparse
 import ctypes
 import hashlib
 import json
-import math
 import os
 import random
 import shutil
 import subprocess
-import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from demine.bench import GameResult, GameSpec, board_specs, generated_specs, paired, play_game, wilson
-from demine.bench.records import append_result, check_line, read_records, run_of
+import peers
+from demine.bench import GameResult, GameSpec, board_specs, generated_specs
+from demine.bench.records import RecordLine, check_line, run_of
 from demine.engine.formats import read_boards
 from demine.engine.game import Game
 from demine.engine.grid import PRESETS, default_start
 from demine.errors import DemineError
 from demine.players import PlayerSpec, find_solver
+from peers import Played, pair, play_demine, print_pairs, print_table, run_rounds
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SOURCE = ROOT.parent / "shared" / "peers" / "minesolve"
@@ -320,10 +320,6 @@ def parse_caps(items: Sequence[str]) -> dict[str, int]:
     return caps
 
 
-def file_name(label: str) -> str:
-    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in label) + ".jsonl"
-
-
 def run(
     specs: Sequence[GameSpec],
     players: Sequence[Contestant],
@@ -333,69 +329,29 @@ def run(
     source_label: str,
     progress: bool,
     repeat: int = 1,
-) -> dict[str, list[list[tuple[GameResult, dict[str, Any]]]]]:
+) -> dict[str, list[list[Played]]]:
     """Every contestant on its boards, in rounds that alternate between them, the whole of it
-    ``repeat`` times over; results by label, one list a repeat (a record's line of a later repeat
-    carries its number, ``repeat``)."""
-    done: dict[str, list[dict[int, tuple[GameResult, dict[str, Any]]]]] = {
-        c.label: [{} for _ in range(repeat)] for c in players
-    }
-    files = {}
+    ``repeat`` times over (:func:`peers.run_rounds`); a record of another run is refused."""
     by_index = {sp.index: sp for sp in specs}
     generated = source_label.startswith("seed:")
-    if record is not None:
-        record.mkdir(parents=True, exist_ok=True)
-        for c in players:
-            path = record / file_name(c.label)
-            try:
-                lines = read_records(path, missing_ok=True)
-            except DemineError as e:
-                raise SystemExit(str(e)) from None
-            for line in lines:
-                if line.extra.get("boards") != source_label:
-                    raise SystemExit(
-                        f"{path}: its games are of {line.extra.get('boards')!r}, not {source_label!r}"
-                    )
-                try:
-                    # a line from before lines named their run is still checked by its boards
-                    # label where that says it all (a seed: expert, safe, the usual start)
-                    check_line(line, by_index, [c.label], str(path), unchecked_ok=generated)
-                except DemineError as e:
-                    raise SystemExit(str(e)) from None
-                k = line.extra.get("repeat", 0)
-                if not isinstance(k, int) or isinstance(k, bool) or k < 0:
-                    raise SystemExit(f"{path}: game {line.result.index}: repeat {k!r} is not a run's number")
-                if k < repeat:
-                    done[c.label][k][line.result.index] = (line.result, line.extra)
-            files[c.label] = path.open("a", encoding="utf-8")
-    try:
-        for k in range(repeat):
-            for lo in range(0, max(c.games for c in players), round_size):
-                for c in players:
-                    for sp in specs[lo : min(lo + round_size, c.games)]:
-                        if sp.index in done[c.label][k]:
-                            continue
-                        r, extra = _play_one(ms, c, sp, source_label)
-                        if k:
-                            extra["repeat"] = k
-                        done[c.label][k][r.index] = (r, extra)
-                        if c.label in files:
-                            append_result(files[c.label], c.label, r, **extra)
-                if progress:
-                    what = f"run {k + 1}, " if repeat > 1 else ""
-                    print(
-                        f"  {what}round {lo // round_size + 1}: boards {lo}-{lo + round_size - 1}",
-                        file=sys.stderr,
-                    )
-    finally:
-        for f in files.values():
-            f.close()
-    return {c.label: [[got[sp.index] for sp in specs[: c.games]] for got in done[c.label]] for c in players}
+
+    def accept(c: Contestant, path: Path, line: RecordLine) -> None:
+        if line.extra.get("boards") != source_label:
+            raise SystemExit(f"{path}: its games are of {line.extra.get('boards')!r}, not {source_label!r}")
+        try:
+            # a line from before lines named their run is still checked by its boards
+            # label where that says it all (a seed: expert, safe, the usual start)
+            check_line(line, by_index, [c.label], str(path), unchecked_ok=generated)
+        except DemineError as e:
+            raise SystemExit(str(e)) from None
+
+    def play(c: Contestant, sp: GameSpec) -> Played:
+        return _play_one(ms, c, sp, source_label)
+
+    return run_rounds(specs, players, play, round_size, record, accept, progress, repeat)
 
 
-def _play_one(
-    ms: MineSolve | None, c: Contestant, sp: GameSpec, source_label: str
-) -> tuple[GameResult, dict[str, Any]]:
+def _play_one(ms: MineSolve | None, c: Contestant, sp: GameSpec, source_label: str) -> Played:
     """One game of one contestant, with what its record line keeps beside the result."""
     extra: dict[str, Any] = {"boards": source_label, "run": run_of(sp)}
     if c.depth is not None:
@@ -405,137 +361,30 @@ def _play_one(
         extra["cpu_ms"] = round(g.cpu_ms, 3)
         return g.result, extra
     assert c.spec is not None
-    c0 = time.process_time()
-    r = play_game(sp, c.spec)
-    extra["cpu_ms"] = round((time.process_time() - c0) * 1000.0, 3)
-    return r, extra
-
-
-#: The times of a game that :func:`fastest` takes the least of, over the runs: the result's own,
-#: and those its record line keeps beside it.
-_TIMES = ("ms", "decide_ms")
-_EXTRA_TIMES = ("cpu_ms", "wall_ms")
-
-
-def fastest(
-    runs: list[list[tuple[GameResult, dict[str, Any]]]],
-) -> tuple[list[tuple[GameResult, dict[str, Any]]], int]:
-    """Each board's game of the first run with each of its times the least over the runs that
-    played that game (what is left of a time once a shared machine's slow minutes are taken
-    out, the way ``timeit`` takes the least of its repeats; each time is its own least, so two
-    of a game's times may come from different runs), and how many boards a later run played
-    otherwise (another outcome, number of moves or of guesses: a player whose budget ran out in
-    one run and not in another). The outcomes are the first run's."""
-    out = []
-    differ = 0
-    for i, (r, extra) in enumerate(runs[0]):
-        games = [run[i] for run in runs]
-        same = [(g, e) for g, e in games if (g.won, g.moves, g.guesses) == (r.won, r.moves, r.guesses)]
-        if len(same) < len(games):
-            differ += 1
-        games = same
-        least: dict[str, Any] = {}
-        for name in _TIMES:
-            values = [getattr(g, name) for g, _ in games]
-            if all(v is not None for v in values):
-                least[name] = min(values)
-        kept = dict(extra)
-        for name in _EXTRA_TIMES:
-            values = [e[name] for _, e in games if name in e]
-            if len(values) == len(games):
-                kept[name] = min(values)
-        kept.pop("repeat", None)
-        out.append((replace(r, **least), kept))
-    return out, differ
+    return play_demine(sp, c.spec, extra)
 
 
 # ---------------------------------------------------------------------------------------- report
-def quantile(values: Sequence[float], q: float) -> float:
-    """The ``q`` quantile of ``values`` (nearest rank).
-
-    >>> quantile([1.0, 2.0, 3.0, 4.0], 0.5), quantile([1.0, 2.0, 3.0, 4.0], 0.99)
-    (2.0, 4.0)
-    """
-    s = sorted(values)
-    return s[max(0, math.ceil(q * len(s)) - 1)]
-
-
-def summary(label: str, games: Sequence[tuple[GameResult, dict[str, Any]]]) -> dict[str, Any]:
-    results = [r for r, _ in games]
-    n, wins = len(results), sum(r.won for r in results)
-    ms = [r.ms for r in results]
-    lo, hi = wilson(wins, n)
-    out = {
-        "player": label,
-        "games": n,
-        "wins": wins,
-        "win_rate": wins / n,
-        "ci95": [lo, hi],
-        "ms_mean": sum(ms) / n,
-        "ms_median": quantile(ms, 0.5),
-        "ms_p99": quantile(ms, 0.99),
-        "ms_max": max(ms),
-    }
-    cpu = [e["cpu_ms"] for _, e in games if "cpu_ms" in e]
-    if cpu:
-        out["cpu_ms_mean"] = sum(cpu) / len(cpu)
-        out["cpu_ms_median"] = quantile(cpu, 0.5)
-        out["cpu_games"] = len(cpu)
-    own = [r.decide_ms for r in results if r.decide_ms is not None]
-    if len(own) == n:
-        out["decide_ms_median"] = quantile(own, 0.5)
-    walls = [e["wall_ms"] for _, e in games if "wall_ms" in e]
-    if walls:
-        out["wall_ms_mean"] = sum(walls) / len(walls)
+def summary(label: str, games: Sequence[Played]) -> dict[str, Any]:
+    out = peers.summary(label, games)
+    if "wall_ms_mean" in out:
         out["fallback_games"] = sum(1 for _, e in games if e.get("fallbacks"))
     return out
 
 
 def pairs(
-    results: dict[str, list[tuple[GameResult, dict[str, Any]]]],
+    results: dict[str, list[Played]],
     players: Sequence[Contestant],
-    runs: dict[str, list[list[tuple[GameResult, dict[str, Any]]]]] | None = None,
+    runs: dict[str, list[list[Played]]] | None = None,
 ) -> list[dict[str, Any]]:
     """Each demine player against each minesolve depth, on the boards both played. With
     ``runs`` (more than one), also each run's own ratio of the median games (ms and decisions)."""
     out = []
     for a in (c for c in players if c.depth is None):
         for b in (c for c in players if c.depth is not None):
-            n = min(a.games, b.games)
-            ga, gb = results[a.label][:n], results[b.label][:n]
-            ra, rb = [r for r, _ in ga], [r for r, _ in gb]
-            pr = paired(a.label, ra, b.label, rb)
-            ma, mb = sum(r.ms for r in ra) / n, sum(r.ms for r in rb) / n
-            row = {**pr.to_json(), "mean_ms_ratio": ma / mb, "median_ms_ratio": _median_ratio(ga, gb, "ms")}
-            # (records made before decide_ms was kept have none)
-            names = [("ms", "run_median_ms_ratios")]  # (a time, and the key of its runs' ratios)
-            if all(r.decide_ms is not None for r in ra + rb):
-                row["median_decide_ratio"] = _median_ratio(ga, gb, "decide_ms")
-                names.append(("decide_ms", "run_median_decide_ratios"))
-            both = [
-                (ea["cpu_ms"], eb["cpu_ms"])
-                for (_, ea), (_, eb) in zip(ga, gb, strict=True)
-                if "cpu_ms" in ea and "cpu_ms" in eb
-            ]
-            if both:  # (on the boards where both times were kept)
-                row["mean_cpu_ratio"] = sum(x for x, _ in both) / sum(y for _, y in both)
-                row["cpu_games"] = len(both)
-            if runs is not None and len(runs[a.label]) > 1:
-                row["runs"] = len(runs[a.label])
-                for name, key in names:
-                    row[key] = [
-                        _median_ratio(x[:n], y[:n], name)
-                        for x, y in zip(runs[a.label], runs[b.label], strict=True)
-                    ]
-            out.append(row)
+            each = (runs[a.label], runs[b.label]) if runs is not None else ((), ())
+            out.append(pair(a.label, results[a.label], b.label, results[b.label], *each))
     return out
-
-
-def _median_ratio(
-    a: Sequence[tuple[GameResult, dict[str, Any]]], b: Sequence[tuple[GameResult, dict[str, Any]]], name: str
-) -> float:
-    """The median game's ``name`` (``ms`` or ``decide_ms``) of ``a`` over ``b``'s."""
-    return quantile([getattr(r, name) for r, _ in a], 0.5) / quantile([getattr(r, name) for r, _ in b], 0.5)
 
 
 def print_report(rows: list[dict[str, Any]], prs: list[dict[str, Any]], rule: str, start: str) -> None:
@@ -544,41 +393,8 @@ def print_report(rows: list[dict[str, Any]], prs: list[dict[str, Any]], rule: st
         f"rule {rule}, first click {start}; ms: a minesolve game's time in ms_solve, "
         "a demine game's whole time" + (f"; each board's fastest of {runs} runs" if runs > 1 else "")
     )
-    print(
-        f"{'player':<26}{'games':>7}{'win %':>8}{'95% CI':>16}"
-        f"{'ms mean':>10}{'median':>9}{'p99':>9}{'max':>10}{'CPU mean':>10}"
-    )
-    for r in rows:
-        lo, hi = r["ci95"]
-        ci = f"{100 * lo:.2f}-{100 * hi:.2f}"
-        print(
-            f"{r['player']:<26}{r['games']:>7}{100 * r['win_rate']:>8.2f}{ci:>16}"
-            f"{r['ms_mean']:>10.2f}{r['ms_median']:>9.2f}{r['ms_p99']:>9.1f}{r['ms_max']:>10.1f}"
-            f"{r.get('cpu_ms_mean', float('nan')):>10.2f}"
-        )
-    for p in prs:
-        print(
-            f"{p['a']} vs {p['b']} on {p['games']} boards: wins {p['wins_a']} - {p['wins_b']}, "
-            f"only {p['a']} {p['only_a']}, only {p['b']} {p['only_b']}, sign test p = {p['p_value']:.3g}; "
-            f"ms ratio mean {p['mean_ms_ratio']:.2f}, median {p['median_ms_ratio']:.2f}"
-            + (
-                f", CPU time ratio {p['mean_cpu_ratio']:.2f} ({p['cpu_games']} boards)"
-                if "mean_cpu_ratio" in p
-                else ""
-            )
-            + (
-                f"; decisions only: median ratio {p['median_decide_ratio']:.2f}"
-                if "median_decide_ratio" in p
-                else ""
-            )
-        )
-        if "runs" in p:
-            alone = " ".join(f"{x:.2f}" for x in p["run_median_ms_ratios"])
-            own = " ".join(f"{x:.2f}" for x in p.get("run_median_decide_ratios", []))
-            print(
-                f"  (above: each board's fastest of {p['runs']} runs) each run alone, median ratio: {alone}"
-                + (f"; decisions only: {own}" if own else "")
-            )
+    print_table(rows)
+    print_pairs(prs)
 
 
 def plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
@@ -735,16 +551,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument(
         "--cap", action="append", default=[], metavar="WHO=N", help="play only the first N boards (3=500)"
     )
-    ap.add_argument("--round", type=int, default=50, help="boards a round, alternating players (default 50)")
-    ap.add_argument(
-        "--repeat",
-        type=int,
-        default=1,
-        metavar="N",
-        help="play the whole run N times; each of a game's times (ms, decisions, CPU) is its least over "
-        "the runs, its outcome the first run's (default 1)",
-    )
-    ap.add_argument("--record", type=Path, help="keep per-player record files in DIR (resumable)")
+    peers.add_run_options(ap)
     ap.add_argument("--json", type=Path, help="write the summaries and pairs to FILE")
     ap.add_argument("--plot", type=Path, help="draw win rate against ms a game to FILE (.png or .svg)")
     ap.add_argument(
@@ -754,10 +561,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--build", type=Path, help="where to build it (default: a cache folder)")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
     ns = ap.parse_args(argv)
-    if ns.repeat < 1:
-        raise SystemExit(f"--repeat: at least 1 run, got {ns.repeat}")
-    if ns.round < 1:
-        raise SystemExit(f"--round: at least 1 board a round, got {ns.round}")
+    peers.check_run_options(ns)
     depths = [int(d) for d in ns.depths.split(",") if d.strip()]
     if any(not 1 <= d <= MAX_DEPTH for d in depths):
         raise SystemExit(f"--depths: each depth lies in 1-{MAX_DEPTH}, got {ns.depths!r}")
@@ -790,17 +594,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         )
     if players:
         runs = run(specs, players, ms, ns.round, ns.record, source_label, not ns.quiet, ns.repeat)
-        results, rows = {}, []
-        for c in players:
-            results[c.label], differ = fastest(runs[c.label])
-            rows.append(summary(c.label, results[c.label]))
-            if ns.repeat > 1:
-                rows[-1] |= {"runs": ns.repeat, "boards_played_otherwise": differ}
-                if differ:
-                    print(
-                        f"{c.label}: {differ} board(s) played otherwise in a later run: their outcomes "
-                        "are the first run's, their times from the runs that played the same game"
-                    )
+        results, rows = peers.fastest_rows([c.label for c in players], runs, summary)
         prs = pairs(results, players, runs)
         sp0 = specs[0]
         r0, c0 = divmod(sp0.start, sp0.width)

@@ -8,6 +8,8 @@
 10
 """
 
+import os as _os
+
 from demine import _build
 from demine.analysis import Analysis, Limit, Reason, analyze, analyze_constraints
 from demine.analysis.noguess import (
@@ -42,10 +44,13 @@ from demine.players.best import BestMove, BestSettings, Hooks, best_move
 
 __version__ = "0.1.0"
 
-if _build.stale_modules():  # an editable compiled install whose source changed since
+# an editable compiled install whose source changed since: said once a run (a worker process it
+# spawns, which imports demine afresh, inherits the note and says nothing)
+if not _os.environ.get("_DEMINE_STALE_SAID") and (_stale := _build.stale_modules()):
     import warnings
 
-    _names = ", ".join(_build.stale_modules())
+    _os.environ["_DEMINE_STALE_SAID"] = "1"
+    _names = ", ".join(_stale)
     warnings.warn(
         f"demine: compiled modules older than their source run the old code: {_names}"
         " (reinstall with pip install -e ., or with DEMINE_PURE=1 for the pure-Python build)",

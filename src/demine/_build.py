@@ -8,7 +8,9 @@ both builds make the same moves (tests/players/test_builds.py).
 
 from __future__ import annotations
 
+import hashlib
 import importlib.machinery
+import json
 from pathlib import Path
 
 #: The hot modules compiled by mypyc when a compiler is present (the rest stay Python). Not
@@ -38,6 +40,16 @@ COMPILED: tuple[str, ...] = (
 )
 
 
+#: The file, in the package's folder, where the build notes the digest of each compiled module's
+#: source (``setup.py``); not in the repository.
+SOURCES = "_compiled_sources.json"
+
+
+def source_digest(path: Path) -> str:
+    """The SHA-256 of a source file's bytes, in hex."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 def _extensions(root: Path | None) -> dict[str, Path]:
     """Each module of :data:`COMPILED` that has a compiled extension under ``root`` (the folder
     that holds the ``demine`` package; this one by default), with the extension's path."""
@@ -61,18 +73,26 @@ def compiled_modules(root: Path | None = None) -> list[str]:
 
 
 def stale_modules(root: Path | None = None) -> list[str]:
-    """The compiled modules whose ``.py`` source is newer than their extension in a checkout (an
-    editable install, ``setup.py`` beside ``src``) whose source was changed since. Python still
-    runs the old compiled code; reinstall (``pip install -e .``), or install pure
-    (``DEMINE_PURE=1``) while changing these modules. An installed copy is never stale (its files
-    are written in any order)."""
+    """The compiled modules whose ``.py`` source changed since their extension was built, in a
+    checkout (an editable install, ``setup.py`` beside ``src``). Python still runs the old
+    compiled code; reinstall (``pip install -e .``), or install pure (``DEMINE_PURE=1``) while
+    changing these modules. A source newer than its extension whose content is the one the build
+    noted (:data:`SOURCES`: a ``git checkout`` that rewrote it unchanged) is not stale; where the
+    build noted none, a newer source is. An installed copy is never stale (its files are written
+    in any order)."""
     root = root or Path(__file__).resolve().parent.parent
     if not (root.parent / "setup.py").is_file():
         return []
+    try:
+        noted = json.loads((root / "demine" / SOURCES).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        noted = {}
     out = []
     for name, ext in _extensions(root).items():
         source = ext.parent / (name.rsplit(".", 1)[-1] + ".py")
-        if source.is_file() and source.stat().st_mtime > ext.stat().st_mtime:
+        if not source.is_file() or source.stat().st_mtime <= ext.stat().st_mtime:
+            continue
+        if not isinstance(noted, dict) or noted.get(name) != source_digest(source):
             out.append(name)
     return out
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 import ast
 import inspect
 import itertools
+import os
 import re
-import shutil
+import sys
 import textwrap
 
 #: Counts with more digits than this are shown as a mantissa and an exponent.
@@ -40,16 +41,49 @@ def big_count(n: int) -> str:
 
 
 def terminal_width(default: int = 100) -> int:
-    """The terminal's width in columns (``COLUMNS`` when set; ``default`` when not a terminal)."""
-    return shutil.get_terminal_size((default, 24)).columns
+    """The width output is read at (:func:`output_width`), or ``default`` where it is not known."""
+    return output_width() or default
 
 
-def wrap(text: str, first: str = "", indent: str = "") -> str:
-    """``text`` folded to the terminal's width, the first line after ``first``, the others after
-    ``indent``."""
+def output_width() -> int:
+    """The width to fold output to: ``COLUMNS`` when set; else the width of the terminal on
+    standard output, or where that is a pipe or a file, of the one on standard error or input
+    (``demine ... | less`` is read there); 0 where there is none (a script, a CI log)."""
+    columns = os.environ.get("COLUMNS", "").strip()
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    for stream in (sys.stdout, sys.stderr, sys.stdin):
+        try:
+            return os.get_terminal_size(stream.fileno()).columns
+        except (AttributeError, OSError, ValueError):  # not a terminal, or no file behind it
+            continue
+    return 0
+
+
+def fold(text: str, indent: str = "") -> str:
+    """``text`` folded to the output's width (:func:`output_width`: one line where output is not
+    a terminal and ``COLUMNS`` is not set), the lines after the first after ``indent``."""
+    return wrap(text, indent=indent, width=output_width())
+
+
+def wrap(text: str, first: str = "", indent: str = "", width: int | None = None) -> str:
+    """``text`` folded to ``width`` (default: the terminal's; 0: one line), the first line after
+    ``first``, the others after ``indent``; a no-break space (``\\xa0``) keeps two words on one
+    line and is written as a space.
+
+    >>> print(wrap("a bb\xa0cc dd", width=40).replace(" ", "_"))
+    a_bb_cc_dd
+    """
+    if width == 0:
+        return (first + text).replace("\xa0", " ")
     return textwrap.fill(
-        text, width=max(40, terminal_width()), initial_indent=first, subsequent_indent=indent or first
-    )
+        text,
+        width=max(40, terminal_width() if width is None else width),
+        initial_indent=first,
+        subsequent_indent=indent or first,
+        break_long_words=False,
+        break_on_hyphens=False,
+    ).replace("\xa0", " ")
 
 
 def field_docs(cls: type) -> dict[str, str]:

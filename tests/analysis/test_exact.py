@@ -179,7 +179,7 @@ def test_trusted_flags_are_mines_and_a_contradicting_flag_is_named() -> None:
     a = analyze(p)
     assert a.safe == {2} and a.known_mines == {0}
     bad = Position.from_text("4x2x1\nF0HH\nHHHH")
-    with pytest.raises(InconsistentPosition, match=r"the 0 at \(0,1\) has 1 flags") as err:
+    with pytest.raises(InconsistentPosition, match=r"the 0 at \(0,1\) has 1 flag around it") as err:
         analyze(bad)
     assert 0 in err.value.cells
     a = analyze(bad, trust_flags=False)
@@ -194,6 +194,30 @@ def test_inconsistent_numbers_are_named() -> None:
         analyze(p)
     assert err.value.cells
     assert "cannot" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("1x1x1\n1\n", "the 1 at (0,0) needs 1 more mine but has no covered cell around it"),
+        ("3x1\n2H0\n", "the 2 at (0,0) needs 2 more mines but has only 1 covered cell around it"),
+        ("3x1\nF0H\n", "the 0 at (0,1) has 1 flag around it ((0,0))"),
+        ("3x3x3\n111\n1H1\n111\n", "3 mines are left, but the numbers allow exactly 1 among"),
+        ("4x1x3\nHH1H\n", "3 mines are left, but the numbers allow between 1 and 2 among"),
+    ],
+)
+def test_an_impossible_position_is_told_in_plain_words(text: str, message: str) -> None:
+    from demine.analysis.local import LocalEngine
+
+    p = Position.from_text(text)
+    with pytest.raises(InconsistentPosition) as err:
+        analyze(p)
+    assert message in str(err.value)
+    if "left" not in message:  # the numbers alone: the local engine too (a flag as a mine)
+        with pytest.raises(InconsistentPosition) as err:
+            LocalEngine(p.width, p.height, None).update(p)
+        local = "the 0 at (0,1) touches 1 known mine" if "flag" in message else message
+        assert local in str(err.value)
 
 
 def test_too_many_flags_for_the_count_is_a_mine_count_error() -> None:

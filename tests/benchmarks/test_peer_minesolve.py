@@ -129,16 +129,17 @@ def test_repeated_runs_keep_each_boards_fastest_times(
 
 
 def test_fastest_counts_boards_played_otherwise(peer: ModuleType) -> None:
+    """(peers.fastest, which peer_minesolve and peer_jsminesweeper share.)"""
     from demine.bench import GameResult
 
     def game(ms: float, won: bool) -> tuple[GameResult, dict[str, object]]:
         return GameResult(0, won, 10, 1, ms, decide_ms=ms / 2), {"cpu_ms": ms}
 
-    merged, differ = peer.fastest([[game(5.0, True)], [game(3.0, True)], [game(4.0, False)]])
+    merged, differ = peer.peers.fastest([[game(5.0, True)], [game(3.0, True)], [game(4.0, False)]])
     ((r, extra),) = merged
     assert (r.won, r.ms, r.decide_ms, extra["cpu_ms"], differ) == (True, 3.0, 1.5, 3.0, 1)
     # a run that played another game lends no time (a quick loss is not the game's time)
-    merged, differ = peer.fastest([[game(5.0, True)], [game(1.0, False)], [game(4.0, True)]])
+    merged, differ = peer.peers.fastest([[game(5.0, True)], [game(1.0, False)], [game(4.0, True)]])
     ((r, extra),) = merged
     assert (r.won, r.ms, extra["cpu_ms"], differ) == (True, 4.0, 4.0, 1)
 
@@ -214,10 +215,10 @@ def test_a_record_of_other_boards_or_another_player_is_refused(
     with pytest.raises(SystemExit, match=r"seed: 'peer' \(this run: 'x'\)"):
         play(rec, "--boards", str(one), "--seed", "x")
     # another player's games in this player's file
-    (rec / peer.file_name("fast(two_step=False)")).write_text(lines)
+    (rec / peer.peers.file_name("fast(two_step=False)")).write_text(lines)
     with pytest.raises(SystemExit, match=r"a game of fast, which this run does not play \(fast\(two_step"):
         play(rec, "--boards", str(one), "--players", "fast(two_step=False)")
-    (rec / peer.file_name("fast(two_step=False)")).unlink()
+    (rec / peer.peers.file_name("fast(two_step=False)")).unlink()
     # lines from before they named their run: a board file's cannot be checked; a seed's still
     # is, by its label (the seed's boards are expert, safe, from the usual start)
     strip_runs(rec / "fast.jsonl")

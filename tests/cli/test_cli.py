@@ -218,9 +218,14 @@ def test_analyze_best_names_the_move_the_best_player_makes(
     done = tmp_path / "d.mine"
     done.write_text("2x1x1\n1F\n")
     code, out, _ = run(capsys, "analyze", "--best", str(done))
-    assert code == 0 and "best move: none (no covered cell left)" in out
+    assert code == 0 and "best move: none (no covered cell left that is not a proven mine)" in out
     code, out, _ = run(capsys, "analyze", "--best", "--json", str(done))
     assert json.loads(out)["best"] is None
+    # only a proven mine left covered: not named the best guess at 100% risk
+    done.write_text("3x3x1\n111\n1H1\n111\n")
+    code, out, _ = run(capsys, "analyze", "--best", str(done))
+    assert "best move: none (no covered cell left that is not a proven mine)" in out
+    assert "100.0% chance" not in out
 
 
 def test_analyze_reports_bad_files_and_goes_on(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -30,14 +30,6 @@ def hide(monkeypatch: pytest.MonkeyPatch, module: str) -> None:
     monkeypatch.setitem(sys.modules, module, None)
 
 
-@pytest.fixture(scope="module")
-def three_games(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    rec = tmp_path_factory.mktemp("rec") / "games.jsonl"
-    args = ["bench", "--preset", "beginner", "--games", "3", "--seed", "5", "--player", "fast"]
-    assert main([*args, "--record", str(rec), "--record-moves"]) == 0
-    return rec
-
-
 def test_a_sweep_plot_without_matplotlib_fails_before_any_game(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

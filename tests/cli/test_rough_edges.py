@@ -71,14 +71,19 @@ def test_the_analysis_grid_folds_to_the_terminal_width(
     path.write_text(game.position().to_text())
     monkeypatch.setenv("COLUMNS", "80")
     code, out, _ = run(capsys, "analyze", str(path))
-    grid = out.split("\n", 1)[1].split("legend:")[0]
-    assert code == 0 and max(len(line) for line in grid.splitlines()) <= 80
+    assert code == 0 and max(len(line) for line in out.splitlines()) <= 80
+    grid, note = out.split("mines 99\n", 1)[1].split("legend:")[0].split("(the grid is")
     blocks = grid.strip("\n").split("\n\n")
     assert len(blocks) == 2 and all(len(b.splitlines()) == 17 for b in blocks)  # 15 + 15 columns
     assert blocks[1].splitlines()[0].split()[0] == "15"
+    # it says how to see it whole
+    assert " ".join(note.split()).startswith(
+        "154 columns wide, folded to fit 80: a terminal that wide, or COLUMNS=154, shows it whole)"
+    )
     monkeypatch.delenv("COLUMNS")
     code, out, _ = run(capsys, "analyze", str(path))  # not a terminal: one block
     assert "\n\n" not in out.split("legend:")[0] and max(len(x) for x in out.splitlines()) > 80
+    assert "(the grid is" not in out
 
 
 def test_players_shows_each_settings_documentation(
@@ -144,3 +149,48 @@ def test_a_byte_order_mark_is_read_past(tmp_path: Path, capsys: pytest.CaptureFi
     code, out, err = run(capsys, "analyze", str(path))
     assert code == 0, err
     assert "mines: (1,1)" in out
+
+
+@pytest.mark.parametrize(
+    "args, option, value",
+    [
+        (["analyze", "p.mine"], "--seconds", "-1"),
+        (["analyze", "p.mine"], "--seconds", "nan"),
+        (["review", "r.json"], "--seconds", "0"),
+        (["new", "expert", "--no-guess"], "--no-guess-seconds", "-1"),
+        (["serve"], "--request-timeout", "-5"),
+        (["serve"], "--pace", "-1"),
+    ],
+)
+def test_a_time_below_zero_is_refused(
+    capsys: pytest.CaptureFixture[str], args: list[str], option: str, value: str
+) -> None:
+    with pytest.raises(SystemExit) as e:
+        main([*args, option, value])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and f"argument {option}: " in err and repr(value)[1:-1] in err
+
+
+def test_serve_refuses_a_db_in_a_missing_folder_and_makes_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("fastapi")
+    pytest.importorskip("uvicorn")
+    db = tmp_path / "missing" / "games.db"
+    code, _, err = run(capsys, "serve", "--port", "1", "--db", str(db))
+    assert code == 2 and f"no folder {db.parent}" in err
+    assert not db.parent.exists()
+
+
+def test_every_command_and_overlay_says_what_it_does(capsys: pytest.CaptureFixture[str]) -> None:
+    for command in ("players", "bench", "puzzle"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        text = " ".join(capsys.readouterr().out.split())
+        usage = text.partition(" options: ")[0]
+        assert len(usage.split("]")[-1].split()) > 8, f"{command} --help has no description"
+    for command in ("render", "replay"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        text = " ".join(capsys.readouterr().out.split())
+        assert "--overlay {none,probabilities,hints} over the board: hints" in text

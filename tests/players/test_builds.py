@@ -88,7 +88,7 @@ def test_the_pure_build_makes_the_same_moves(tmp_path: Path) -> None:
 def test_a_compiled_module_older_than_its_source_is_named(tmp_path: Path) -> None:
     import importlib.machinery
 
-    from demine._build import stale_modules
+    from demine._build import SOURCES, source_digest, stale_modules
 
     folder = tmp_path / "src" / "demine" / "analysis"
     folder.mkdir(parents=True)
@@ -102,9 +102,19 @@ def test_a_compiled_module_older_than_its_source_is_named(tmp_path: Path) -> Non
     assert compiled_modules(root) == ["demine.analysis.exact"]
     assert stale_modules(root) == []  # an installed copy (no checkout around it) is never stale
     (tmp_path / "setup.py").write_text("")
-    assert stale_modules(root) == ["demine.analysis.exact"]
+    assert stale_modules(root) == ["demine.analysis.exact"]  # (no digest noted: newer is stale)
     os.utime(ext, (3_000, 3_000))
     assert stale_modules(root) == []
+    # a checkout that rewrites the source unchanged: newer, but the content the build noted
+    noted = root / "demine" / SOURCES
+    noted.write_text(json.dumps({"demine.analysis.exact": source_digest(source)}))
+    os.utime(source, (4_000, 4_000))
+    assert stale_modules(root) == []
+    source.write_text("x = 1\n")  # changed since the build
+    os.utime(source, (5_000, 5_000))
+    assert stale_modules(root) == ["demine.analysis.exact"]
+    noted.write_text("{not json")  # a damaged note: judged by the times alone
+    assert stale_modules(root) == ["demine.analysis.exact"]
 
 
 @pytest.mark.parametrize("name", COMPILED)

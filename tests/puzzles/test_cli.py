@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -110,3 +111,17 @@ def test_daily_is_the_same_all_day() -> None:
     day = dt.date(2026, 11, 25)
     assert daily(puzzles, day).id == daily(list(reversed(puzzles)), day).id
     assert daily(puzzles, day).id != daily(puzzles, day + dt.timedelta(days=1)).id
+
+
+def test_make_reports_each_step_apart_from_the_totals(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "set.jsonl"
+    assert main(["puzzles", "make", "--play", "fast:beginner:14", "--seed", "steps", "--out", str(out)]) == 0
+    lines = " ".join(capsys.readouterr().err.split()).split("fast beginner games ")[1:]
+    steps = [re.match(r"\S+: (\d+) new puzzles? .* in (\d+) positions?; so far (\d+) new", x) for x in lines]
+    assert len(steps) == 2 and all(steps)  # games 1-10, then 11-14
+    new = [int(m.group(1)) for m in steps if m]
+    so_far = [int(m.group(3)) for m in steps if m]
+    assert so_far == [new[0], new[0] + new[1]]  # each step its own, the totals beside
+    assert so_far[-1] == len(read_puzzles(out))

@@ -29,6 +29,7 @@ from demine.engine.position import (
     changed_cells,
 )
 from demine.errors import InconsistentPosition, InputError
+from demine.text import plural
 
 #: Whether this module runs compiled (mypyc, an extension module): a loop over bytes or a list
 #: then runs at C speed, faster than picking cells by a mask or collecting them in a set.
@@ -84,10 +85,10 @@ def _number_constraint(
         flagged = [d for d in around if states[d] == FLAG]
         if need < 0:
             names = ", ".join(geo.name(d) for d in flagged)
-            msg = f"the {v} at ({r},{c}) has {flags} flags around it ({names}): more than it allows"
+            msg = f"the {v} at ({r},{c}) has {plural(flags, 'flag')} around it ({names}): more than it allows"
         else:
-            msg = f"the {v} at ({r},{c}) needs {need} more mines but has only {len(cells)} covered cells"
-            msg += " around it"
+            room = f"only {plural(len(cells), 'covered cell')}" if cells else "no covered cell"
+            msg = f"the {v} at ({r},{c}) needs {plural(need, 'more mine')} but has {room} around it"
         raise InconsistentPosition(msg, (cell, *flagged))
     return (tuple(cells), need) if cells else None
 

@@ -425,10 +425,10 @@ def _solve(
         if Z == 0:
             lo = next(T for T, w in enumerate(total_poly) if w) + forced_mines
             hi = len(total_poly) - 1 + forced_mines + n_off
+            allowed = f"exactly {lo}" if lo == hi else f"between {lo} and {hi}"
             raise InconsistentPosition(
                 f"the mine count cannot be met: {plural(L + forced_mines, 'mine is', 'mines are')} left, "
-                "but the numbers "
-                f"allow between {lo} and {hi} among the covered cells{system.flag_note}",
+                f"but the numbers allow {allowed} among the covered cells{system.flag_note}",
                 (),
                 mine_count=True,
             )

@@ -24,6 +24,7 @@ from typing import Final
 from demine.analysis.result import Limit
 from demine.engine.position import COVERED, FLAG, Position, changed_cells
 from demine.errors import InconsistentPosition
+from demine.text import plural
 
 BLOCK: Final = 4096
 """Cells compared at once when looking for changes."""
@@ -122,7 +123,7 @@ class LocalEngine:
         old = st[c]
         if old != COVERED:
             raise InconsistentPosition(
-                f"cell {c} changed from {old} to {v}: not a later position of this game", ()
+                f"cell {self.geo.name(c)} changed from {old} to {v}: not a later position of this game", ()
             )
         if v == FLAG:
             st[c] = FLAG
@@ -133,7 +134,7 @@ class LocalEngine:
             return
         # a revealed number
         if self.mine[c]:
-            raise InconsistentPosition(f"cell {c} was proven a mine but shows {v}", ())
+            raise InconsistentPosition(f"cell {self.geo.name(c)} was proven a mine but shows {v}", ())
         st[c] = v
         nb = self.geo.neighbours(c)
         if self.known_safe[c]:
@@ -152,7 +153,9 @@ class LocalEngine:
             elif st[d] == COVERED and not self.known_safe[d]:
                 unknown += 1
         if mines > v:
-            raise InconsistentPosition(f"the {v} at cell {c} touches {mines} known mines", (c,))
+            raise InconsistentPosition(
+                f"the {v} at {self.geo.name(c)} touches {plural(mines, 'known mine')}", (c,)
+            )
         self.need[c] = v - mines
         self.unk[c] = unknown
         self._dirty.add(c)
@@ -174,7 +177,9 @@ class LocalEngine:
         for d in self.geo.neighbours(c):
             if st[d] < COVERED:
                 if need[d] == 0:
-                    raise InconsistentPosition(f"the {st[d]} at cell {d} gets one mine too many", (d,))
+                    raise InconsistentPosition(
+                        f"the {st[d]} at {self.geo.name(d)} gets one mine too many", (d,)
+                    )
                 need[d] -= 1
                 unk[d] -= 1
                 self._dirty.add(d)
@@ -206,11 +211,19 @@ class LocalEngine:
             u = unk[c]
             if u == 0:
                 if need[c]:
-                    raise InconsistentPosition(f"the {st[c]} at cell {c} needs {need[c]} more mines", (c,))
+                    raise InconsistentPosition(
+                        f"the {st[c]} at {self.geo.name(c)} needs {plural(need[c], 'more mine')} "
+                        "but has no covered cell around it",
+                        (c,),
+                    )
                 continue
             k = need[c]
             if k > u:
-                raise InconsistentPosition(f"the {st[c]} at cell {c} needs {k} mines among {u} cells", (c,))
+                raise InconsistentPosition(
+                    f"the {st[c]} at {self.geo.name(c)} needs {plural(k, 'more mine')} but has only "
+                    f"{plural(u, 'covered cell')} around it",
+                    (c,),
+                )
             if k == 0 or k == u:
                 for d in self.geo.neighbours(c):
                     if st[d] == COVERED and not mine[d] and not safe_flag[d]:

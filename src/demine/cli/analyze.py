@@ -11,17 +11,24 @@ from typing import TYPE_CHECKING, Any
 
 from demine.analysis import Analysis, Limit, analyze
 from demine.analysis.explain import describe_reason
-from demine.cli import positive_int
+from demine.cli import positive_float, positive_int
 from demine.engine.formats import GameRecord
 from demine.engine.position import COVERED, FLAG, Position
 from demine.errors import DemineError, FormatError, InputError
-from demine.text import big_count, plural, terminal_width
+from demine.text import big_count, fold, output_width, plural, wrap
 
 if TYPE_CHECKING:
     from demine import BestMove
 
 #: The CLI's default budget per position, in seconds.
 DEFAULT_SECONDS = 10.0
+
+
+#: What ``--overlay`` draws (render, replay).
+OVERLAY_HELP = (
+    "over the board: hints (proven safe cells and mines marked) or probabilities (those, and each "
+    "other covered cell's chance of a mine, in percent); default none"
+)
 
 
 def add_analyze(sub: Any) -> None:
@@ -42,7 +49,7 @@ def add_analyze(sub: Any) -> None:
     )
     p.add_argument(
         "--seconds",
-        type=float,
+        type=positive_float,
         default=DEFAULT_SECONDS,
         help=f"budget per position before falling back to estimates (default {DEFAULT_SECONDS:g})",
     )
@@ -61,7 +68,12 @@ def add_render(sub: Any) -> None:
         "--output",
         help="picture to write: FILE.svg, or FILE.png (the png extra) (default: SVG on standard output)",
     )
-    p.add_argument("--overlay", choices=("none", "probabilities", "hints"), default="none")
+    p.add_argument(
+        "--overlay",
+        choices=("none", "probabilities", "hints"),
+        default="none",
+        help=OVERLAY_HELP,
+    )
     p.add_argument("--cell", type=int, default=24, help="cell size in pixels (default 24)")
     p.set_defaults(func=cmd_render)
 
@@ -108,7 +120,12 @@ def add_replay(sub: Any) -> None:
     p.add_argument("--move", type=int, help="show the position after this many moves (default: all)")
     p.add_argument("--svg", metavar="FILE", help="draw that position to FILE.svg or FILE.png")
     p.add_argument("--frames", metavar="DIR", help="write one SVG per move into DIR (frame_0000.svg, ...)")
-    p.add_argument("--overlay", choices=("none", "probabilities", "hints"), default="none")
+    p.add_argument(
+        "--overlay",
+        choices=("none", "probabilities", "hints"),
+        default="none",
+        help=OVERLAY_HELP,
+    )
     p.set_defaults(func=cmd_replay)
 
 
@@ -159,10 +176,12 @@ def cmd_replay(ns: argparse.Namespace) -> int:
     geo = end.geometry
     start = geo.name(b.start) if b.start is not None else "?"
     print(
-        (f"game {ns.game or 1} of {games}: " if games > 1 else "")
-        + f"{b.width}x{b.height}/{b.mines}, rule {b.rule}, start {start}, seed {rec.seed!r}: "
-        f"{plural(total, 'move')}, {end.outcome}"
-        + (f" (mine hit at {geo.name(end.exploded)})" if end.exploded is not None else "")
+        fold(
+            (f"game {ns.game or 1} of {games}: " if games > 1 else "")
+            + f"{b.width}x{b.height}/{b.mines}, rule {b.rule}, start {start}, seed {rec.seed!r}: "
+            f"{plural(total, 'move')}, {end.outcome}"
+            + (f" (mine hit at {geo.name(end.exploded)})" if end.exploded is not None else "")
+        )
     )
     if ns.frames:
         os.makedirs(ns.frames, exist_ok=True)
@@ -179,9 +198,11 @@ def cmd_replay(ns: argparse.Namespace) -> int:
         mv = rec.moves[k - 1]
         note = rec.note(k - 1)
         why = ""
-        if note is not None:
+        if note is not None and mv.kind == "flag":  # (a flag's chance is that of a mine, not a risk)
+            why = " (a proven mine)" if note[1] == 1.0 else ""
+        elif note is not None:
             why = f" ({note[0]}" + (f", {100 * note[1]:.1f}% risk" if note[1] is not None else "") + ")"
-        print(f"after move {k}/{total}: {mv.kind} {geo.name(mv.cell)}{why}")
+        print(fold(f"after move {k}/{total}: {mv.kind} {geo.name(mv.cell)}{why}"))
     else:
         print(f"before the first move (0/{total})")
     sys.stdout.write(position.to_text())
@@ -221,12 +242,14 @@ def analysis_json(position: Position, a: Analysis) -> dict[str, Any]:
 
 
 def best_of(position: Position, a: Analysis, limit: Limit, trust_flags: bool) -> BestMove | None:
-    """The ``best`` player's move in ``position`` (None when no covered cell is left). Without
-    trusted flags it is chosen as if the flags were not there (``a`` analysed them as covered
-    cells, which is the same analysis)."""
+    """The ``best`` player's move in ``position`` (None when no covered cell is left but proven
+    mines). Without trusted flags it is chosen as if the flags were not there (``a`` analysed
+    them as covered cells, which is the same analysis)."""
     from demine import best_move
     from demine.errors import IllegalMove
 
+    if all(position.states[c] != COVERED or c in a.mines for c in range(len(position.states))):
+        return None  # (best_move would name a proven mine as its "safest" guess)
     try:
         return best_move(position if trust_flags else position.without_flags(), limit, analysis=a)
     except IllegalMove:
@@ -250,7 +273,7 @@ def best_json(position: Position, bm: BestMove | None) -> dict[str, Any] | None:
 def best_text(position: Position, bm: BestMove | None) -> str:
     """One line for the ``best`` player's move."""
     if bm is None:
-        return "best move: none (no covered cell left)"
+        return "best move: none (no covered cell left that is not a proven mine)"
     cell = position.geometry.name(bm.move.cell)
     if bm.reason == "safe":
         return f"best move: open {cell} (proven safe)"
@@ -278,18 +301,24 @@ def _cell_text(position: Position, a: Analysis, cell: int) -> str:
     return f"{round(p)}%"
 
 
+#: Characters a cell takes in the analysis grid (">99%" and a space).
+GRID_CELL = 5
+
+
 def render_grid(position: Position, a: Analysis, columns: int = 0) -> str:
     """Mine percentages on a grid: numbers as shown, F trusted flag, S safe, M mine. With
     ``columns`` (a terminal's width), a grid wider than that is folded into blocks of columns,
     one under the other, each with its column numbers."""
     w = position.width
-    per_block = max(1, (columns - 4) // 5) if columns else w
+    per_block = max(1, (columns - 4) // GRID_CELL) if columns else w
     blocks = []
     for first in range(0, w, per_block):
         cols = range(first, min(w, first + per_block))
-        lines = ["    " + "".join(f"{c:>5}" for c in cols)]
+        lines = ["    " + "".join(f"{c:>{GRID_CELL}}" for c in cols)]
         for r in range(position.height):
-            lines.append(f"{r:>3} " + "".join(f"{_cell_text(position, a, r * w + c):>5}" for c in cols))
+            lines.append(
+                f"{r:>3} " + "".join(f"{_cell_text(position, a, r * w + c):>{GRID_CELL}}" for c in cols)
+            )
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
 
@@ -324,23 +353,40 @@ def cmd_analyze(ns: argparse.Namespace) -> int:
             if position.mines is not None
             else "mine count unknown (no WxHxM header or mines=N line: the numbers alone are used)"
         )
-        print(f"{source}: {position.width}x{position.height}, {total}")
+        width = output_width()
+        print(wrap(f"{source}: {position.width}x{position.height}, {total}", width=width))
+        print(render_grid(position, a, width))
+        whole = 4 + GRID_CELL * position.width
+        if width and whole > width:
+            print(
+                wrap(
+                    f"(the grid is {whole} columns wide, folded to fit {width}: a terminal that "
+                    f"wide, or COLUMNS={whole}, shows it whole)",
+                    width=width,
+                )
+            )
         print(
-            render_grid(
-                position, a, terminal_width(0) if sys.stdout.isatty() or "COLUMNS" in os.environ else 0
+            wrap(
+                "legend: digits = revealed, F = flag (trusted), S = safe, M = mine, others = % chance",
+                width=width,
             )
         )
-        print("legend: digits = revealed, F = flag (trusted), S = safe, M = mine, others = % chance")
-        print("safe:", " ".join(g.name(c) for c in sorted(a.safe)) or "none")
-        print("mines:", " ".join(g.name(c) for c in sorted(a.mines)) or "none")
+        for label, cells in (("safe", a.safe), ("mines", a.mines)):
+            names = " ".join(g.name(c) for c in sorted(cells)) or "none"
+            print(wrap(names, f"{label}: ", " " * (len(label) + 2), width=width))
         if ns.why and (a.safe or a.mines):
             print("why:")
             for c in sorted(a.safe | a.mines):
-                print("  " + describe_reason(position, c, a))
+                print(wrap(describe_reason(position, c, a), "  ", "    ", width=width))
         if ns.best:
-            print(best_text(position, bm))
+            print(wrap(best_text(position, bm), indent="  ", width=width))
         if a.approximate:
-            print(f"approximate: the exact count did not finish in {ns.seconds:g} s; estimates shown")
+            print(
+                wrap(
+                    f"approximate: the exact count did not finish in {ns.seconds:g} s; estimates shown",
+                    width=width,
+                )
+            )
         else:
             print(f"solutions: {big_count(a.solutions) if a.solutions is not None else '?'}")
         print(f"time: {a.ms:.2f} ms")

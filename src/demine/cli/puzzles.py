@@ -15,6 +15,7 @@ from demine.puzzles import KINDS, SHIPPED, Puzzle, read_puzzles, write_puzzles
 from demine.puzzles.find import MakeSettings
 from demine.puzzles.mine import Collector, select
 from demine.puzzles.model import BANDS
+from demine.text import fold, plural
 
 #: Games played between two saves of what is found.
 CHUNK = 10
@@ -75,7 +76,14 @@ def add_puzzles(sub: Any) -> None:
     e.add_argument("--kind", choices=KINDS, help="only this kind")
     e.set_defaults(func=cmd_export)
 
-    q = sub.add_parser("puzzle", help="train: one puzzle at a time, answered by cell")
+    q = sub.add_parser(
+        "puzzle",
+        help="train: one puzzle at a time, answered by cell",
+        description="Training: a position from a real game at a time, with a question (which cells "
+        "are safe, which is the best guess...). Answer by cell, on the board or typed (c3: column "
+        "letter, row number); your rating and streak are kept between sessions (--profile). "
+        "Filter by kind, theme or difficulty, or play today's puzzle (--daily).",
+    )
     q.add_argument("--file", help="a puzzle file (default: the shipped set)")
     q.add_argument("--kind", choices=KINDS, help="only this kind")
     q.add_argument("--theme", help="only puzzles with this theme (pair, 1-2-1, mine count, 50/50...)")
@@ -94,6 +102,11 @@ def add_puzzles(sub: Any) -> None:
         "in a terminal or without Textual",
     )
     q.set_defaults(func=cmd_puzzle)
+
+
+def _kind_counts(c: Collector) -> dict[str, int]:
+    """The puzzles a collector holds, by kind."""
+    return {k: sum(v.values()) for k, v in c.counts().items()}
 
 
 def _parse_play(text: str) -> tuple[str, str, int, str]:
@@ -120,12 +133,27 @@ def cmd_make(ns: argparse.Namespace) -> int:
         for p in read_puzzles(out):
             c.keep(p)
     before = len(c.found)
+    last_kinds, last_positions = _kind_counts(c), 0
     t0 = time.perf_counter()
 
     def report(what: str) -> None:
-        kinds = ", ".join(f"{k} {sum(v.values())}" for k, v in c.counts().items())
-        print(f"{what}: {len(c.found) - before} new puzzles ({kinds}), {c.positions} positions, "
-              f"{time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)  # fmt: skip
+        """What this step found, then the run's totals so far."""
+        nonlocal last_kinds, last_positions
+        kinds = _kind_counts(c)
+        step = ", ".join(f"{k} {n - last_kinds[k]}" for k, n in kinds.items() if n > last_kinds[k])
+        new = sum(kinds.values()) - sum(last_kinds.values())
+        print(
+            fold(
+                f"{what}: {plural(new, 'new puzzle')}{f' ({step})' if step else ''} in "
+                f"{plural(c.positions - last_positions, 'position')}; so far "
+                f"{plural(len(c.found) - before, 'new puzzle')} in {plural(c.positions, 'position')}, "
+                f"{time.perf_counter() - t0:.0f} s",
+                "  ",
+            ),
+            file=sys.stderr,
+            flush=True,
+        )
+        last_kinds, last_positions = kinds, c.positions
         write_puzzles(out, list(c.found.values()))  # what is found so far is kept
 
     def skipped(e: FormatError) -> None:

@@ -11,13 +11,14 @@ from typing import Any
 
 from demine import cli
 from demine.analysis import Limit
-from demine.cli import _rich_console, positive_int
+from demine.cli import positive_float, positive_int
 from demine.cli.needs import check_picture, need_extra, suffix_of, writable_file, write_picture
+from demine.cli.tables import console, print_table
 from demine.errors import DemineError, FormatError, InputError
 from demine.review import MARKS, Review, ReviewSettings, review_game
 from demine.review.files import ReviewedGame, game_in, games_in
 from demine.review.video import VIDEO_CLASSES
-from demine.text import plural
+from demine.text import fold, plural
 
 #: The marks a table lists unless ``--all`` (forced moves and plain flags are the bulk of a game).
 SHOWN = ("first click", "best guess", "inaccuracy", "mistake", "blunder", "needless guess", "wrong flag")
@@ -50,7 +51,7 @@ def add_review(sub: Any) -> None:
     p.add_argument("--all", action="store_true", help="list every move, forced moves and flags too")
     p.add_argument("--jobs", type=positive_int, default=1, help="processes to review in (default 1)")
     p.add_argument(
-        "--seconds", type=float, default=0.5, help="budget of each decision's analysis (default 0.5)"
+        "--seconds", type=positive_float, default=0.5, help="budget of each decision's analysis (default 0.5)"
     )
     p.add_argument(
         "--graph", metavar="FILE", help="one game: the graph of its chances and marks (.svg or .png)"
@@ -207,22 +208,22 @@ def _print_game(name: str, r: Review, show_all: bool) -> None:
         )
     _table(f"{name}: {r.width}x{r.height}/{r.mines}, {r.rule} rule, {r.outcome}", header, body)
     s = r.summary()
-    marks = ", ".join(f"{n} {m}" for m, n in s["marks"].items() if n)
-    print(f"marks: {marks}")
+    marks = ", ".join(f"{n} {m}".replace(" ", "\xa0") for m, n in s["marks"].items() if n)  # (each whole)
+    print(fold(f"marks: {marks}", "  "))
     print(
-        f"share of the chance to win given away: {_pct(s['chance_lost'])} "
-        f"({_pct(s['chance_lost_exact'])} by the exact endgame); "
-        f"luck (chance of surviving the guesses taken): {_pct(s['luck'])}; accuracy {_pct(s['accuracy'])}"
+        fold(
+            f"share of the chance to win given away: {_pct(s['chance_lost'])} "
+            f"({_pct(s['chance_lost_exact'])} by the exact endgame); luck (chance of surviving the "
+            f"guesses taken): {_pct(s['luck'])}; accuracy {_pct(s['accuracy'])}"
+        )
     )
     speed = f", 3BV/s {s['bbbv_per_second']:.2f}" if s["bbbv_per_second"] else ""
     ioe = f"{s['ioe']:.2f}" if s["ioe"] is not None else "-"
-    print(f"3BV {s['solved_bbbv']}/{s['bbbv']}, clicks {s['clicks']}, IOE {ioe}{speed}")
+    print(fold(f"3BV {s['solved_bbbv']}/{s['bbbv']}, clicks {s['clicks']}, IOE {ioe}{speed}"))
     if s["seconds_before_guess"] is not None or s["seconds_before_forced"] is not None:
         g, f = s["seconds_before_guess"], s["seconds_before_forced"]
-        print(
-            "median time before a move: "
-            + ", ".join(f"{n} {v:.2f} s" for n, v in (("guess", g), ("forced", f)) if v is not None)
-        )
+        times = ", ".join(f"{n} {v:.2f} s" for n, v in (("guess", g), ("forced", f)) if v is not None)
+        print(fold(f"median time before a move: {times}"))
 
 
 def _print_many(done: list[tuple[str, Review]]) -> None:
@@ -266,27 +267,33 @@ def _print_many(done: list[tuple[str, Review]]) -> None:
     lost = sum(r.lost for _, r in done) / n
     luck = sum(r.luck for _, r in done) / n
     print(
-        f"{plural(n, 'game')}, {won} won. Per game: {per['needless guess']:.2f} needless guesses, "
-        f"{per['inaccuracy']:.2f} inaccuracies, {per['mistake']:.2f} mistakes, {per['blunder']:.2f} "
-        f"blunders, {per['wrong flag']:.2f} wrong flags; {_pct(lost)} of the chance to win given "
-        f"away; luck {_pct(luck)} on average"
+        fold(
+            f"{plural(n, 'game')}, {won} won. Per game: {per['needless guess']:.2f} needless guesses, "
+            f"{per['inaccuracy']:.2f} inaccuracies, {per['mistake']:.2f} mistakes, "
+            f"{per['blunder']:.2f} blunders, {per['wrong flag']:.2f} wrong flags; {_pct(lost)} of "
+            f"the chance to win given away; luck {_pct(luck)} on average"
+        )
     )
 
 
-def _table(title: str, header: list[str], body: list[list[str]]) -> None:
-    console = _rich_console()
-    if console is not None:
-        from rich.table import Table
+#: Two-line forms of the review tables' one-word headers, for narrow terminals.
+STACKED = {
+    "outcome": "out-\ncome",
+    "guesses": "guess-\nes",
+    "needless": "need-\nless",
+    "inacc.": "in-\nacc.",
+    "mistakes": "mis-\ntakes",
+    "blunders": "blun-\nders",
+    "action": "ac-\ntion",
+}
 
-        table = Table(title=title)
-        for h in header:
-            left = h in ("game", "action", "mark", "outcome")
-            table.add_column(
-                h, justify="left" if left else "right", overflow="fold" if h == "game" else "ellipsis"
-            )
-        for row in body:
-            table.add_row(*row)
-        console.print(table)
+
+def _table(title: str, header: list[str], body: list[list[str]]) -> None:
+    out = console()
+    if out is not None:
+        print_table(
+            out, title, header, body, text=["game", "mark"], left=["action", "outcome"], stacked=STACKED
+        )
         return
     print(title)
     print("\t".join(header))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from demine.cli import positive_int
+from demine.cli import non_negative_float, positive_float, positive_int
 from demine.errors import DemineError
 
 _UNITS = {"": 1, "B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
@@ -76,7 +76,7 @@ def add_serve(sub: Any) -> None:
     )
     p.add_argument(
         "--request-timeout",
-        type=float,
+        type=positive_float,
         default=10.0,
         help="seconds a request may take to arrive, headers and body (default 10; past it: 408, closed)",
     )
@@ -101,7 +101,7 @@ def add_serve(sub: Any) -> None:
     )
     p.add_argument(
         "--refusal-delay",
-        type=float,
+        type=non_negative_float,
         default=5.0,
         metavar="SECONDS",
         help="a connection over its address's cap is held this long, unread, before its 503, so a "
@@ -116,7 +116,7 @@ def add_serve(sub: Any) -> None:
     )
     p.add_argument(
         "--pace",
-        type=float,
+        type=non_negative_float,
         default=20.0,
         metavar="PER_SECOND",
         help="API requests one client starts a second at most, evenly, after 5 at once (default 20); "

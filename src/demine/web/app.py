@@ -40,6 +40,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from demine.errors import DemineError
+from demine.text import fold
 from demine.web.fastpaths import FastPaths, FastRoutes
 from demine.web.fastpaths import json_response as _json
 from demine.web.finished import analysis_json
@@ -504,13 +505,22 @@ def _size(n: int | None) -> str:
     return f"{n} bytes"
 
 
-def _make_folder(path: Path) -> None:
-    """Make the games file's folder, or say clearly why it cannot be (a file where a folder of
-    the path should be)."""
+def _check_folder(path: Path, make: bool) -> None:
+    """The games file's folder: made with ``make`` (the default place), else it must be there
+    (as for any file a command writes); or say clearly why it cannot be (a file where a folder of
+    the path should be, a folder missing)."""
     for folder in (path.parent, *path.parent.parents):
         if folder.exists() and not folder.is_dir():
             raise DemineError(f"cannot keep the games in {path}: {folder} is a file, not a folder")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if make:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    elif not path.parent.is_dir():
+        raise DemineError(f"cannot keep the games in {path}: no folder {path.parent} (make it first)")
+
+
+def say(text: str) -> None:
+    """A line of ``serve``'s at start, folded to the terminal (whole in a log), at once."""
+    print(fold(text, "  "), flush=True)
 
 
 def serve(
@@ -531,7 +541,7 @@ def serve(
 
     where = str(db) if db is not None else str(default_db())
     if not where.startswith(("postgresql://", "postgres://")):
-        _make_folder(Path(where))
+        _check_folder(Path(where), make=db is None)
     if workers is None:
         cpus = os.cpu_count() or 1
         workers = cpus if cpus > 1 else 0
@@ -541,13 +551,12 @@ def serve(
         shown = store.describe()
     finally:
         store.close()
-    print(f"demine: games in {shown}, {workers} hint workers; open http://{host}:{port}/", flush=True)
-    print(
+    say(f"demine: games in {shown}, {workers} hint workers; open http://{host}:{port}/")
+    say(
         f"demine: unfinished games expire after {limits.idle_expiry / 86400:g} days without a move, "
         f"finished ones after {limits.finished_expiry / 86400:g} days; the games are kept under "
         f"{_size(limits.max_db_bytes)}; memory for games {_size(limits.cache_bytes)} a process; "
-        f"a full garbage collection at most every {limits.full_collection_every} middle ones",
-        flush=True,
+        f"a full garbage collection at most every {limits.full_collection_every} middle ones"
     )
     rates = ", ".join(f"{k} {getattr(limits, k) or 'unlimited'}" for k in KINDS)
     proxy = (
@@ -555,27 +564,22 @@ def serve(
         if limits.trust_proxy
         else "by connection address; X-Forwarded-For ignored"
     )
-    print(
+    say(
         f"demine: per client ({proxy}): {rates}; at most {limits.max_moves} moves a game; "
-        f"{limits.heavy_running} heavy requests at once, {limits.heavy_queue} waiting",
-        flush=True,
+        f"{limits.heavy_running} heavy requests at once, {limits.heavy_queue} waiting"
     )
     per = ""
     if not limits.trust_proxy:
         per = f", {limits.connections_per_client} per address (past it: 503"
         per += f" after {limits.refusal_delay:g} s)" if limits.refusal_delay else ")"
-    print(
+    say(
         f"demine: connections: at most {max_connections(limits)} open{per}; "
         f"a request has {limits.request_timeout:g} s to arrive; "
         f"{limits.running_per_client} requests of a client handled at once, its others wait"
-        + (f"; {limits.pace:g} a second at most, after {PACE_BURST} at once" if limits.pace else ""),
-        flush=True,
+        + (f"; {limits.pace:g} a second at most, after {PACE_BURST} at once" if limits.pace else "")
     )
     if processes > 1:
-        print(
-            f"demine: {processes} server processes (each allows a client 1/{processes} of its rates)",
-            flush=True,
-        )
+        say(f"demine: {processes} server processes (each allows a client 1/{processes} of its rates)")
         shared = dataclasses.replace(limits, shared_by=processes)
         os.environ[SERVE_ENV] = json.dumps(
             {"db": where, "workers": workers, "limits": dataclasses.asdict(shared), "parent": os.getpid()}
