@@ -109,7 +109,7 @@ def test_a_worker_lost_mid_run_has_its_chunk_played_again(cluster: Any, tmp_path
         (r.index, r.won, r.moves, r.guesses) for r in run_games([s for t in tasks for s in t[0]], "fast")
     ]
     assert sorted((r.index, r.won, r.moves, r.guesses) for r in got) == played
-    assert any("left; its chunks are played again" in n for n in notices), notices
+    assert any("left; the chunks it held are played again" in n for n in notices), notices
 
 
 def test_a_finished_chunk_is_let_go_on_the_cluster(cluster: Any) -> None:

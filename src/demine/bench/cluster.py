@@ -202,7 +202,8 @@ class _Workers:
         if workers is None:
             return
         for addr in sorted(self.seen.keys() - workers.keys()):
-            self.tell(f"Dask worker {self.seen[addr]} ({addr}) left; its chunks are played again elsewhere")
+            name = addr if self.seen[addr] == addr else f"{self.seen[addr]} ({addr})"
+            self.tell(f"Dask worker {name} left; the chunks it held are played again by another worker")
         self.seen = workers
         if workers:
             self.told_none = False

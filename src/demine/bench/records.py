@@ -10,8 +10,10 @@ A line is ``{"player": NAME, "run": {...}, "index": ..., "won": ..., "moves": ..
 measured (:func:`run_of`): the board (``30x16/99``), the rule, the start, the run's seed, and
 where they apply the layout's digest (a board file's game), the lives, the guess-free
 certificate and mode, and ``forced`` (the forced-found share was measured). A resumed run
-(``demine bench --resume``) checks each line's against its own (:func:`check_run`). Lines
-written before it was kept have no ``run``: they are read as before, but cannot be resumed.
+(``demine bench --resume``) checks each line's against its own (:func:`check_line`). Lines
+written before it was kept have no ``run``: they are read as before, but cannot be resumed. A
+last line cut off mid-write (a run stopped while writing it) is set aside by
+:func:`read_resumable` and dropped by :func:`append_to`, so its game is played again.
 """
 
 from __future__ import annotations

@@ -85,7 +85,11 @@ def add_bench(sub: Any) -> None:
         help="with --record: each line also holds the whole game (every move, reason, risk) for replay",
     )
     p.add_argument("--jobs", type=positive_int, default=1, help="processes to play in (default: 1)")
-    p.add_argument("--executor", help="play on an existing Dask cluster: dask://HOST:PORT (the dask extra)")
+    p.add_argument(
+        "--executor",
+        help="play on an existing Dask cluster: dask://HOST:PORT (port 8786 if left out; the "
+        "dask extra; docs/big-runs.md)",
+    )
     p.add_argument(
         "--resume",
         metavar="FILE",
