@@ -321,6 +321,38 @@ def test_a_bench_killed_alone_leaves_no_worker_behind(sig: signal.Signals, tmp_p
     assert all(line.endswith("}") for line in rec.read_text().splitlines())
 
 
+PLAY_IN_POOL = """
+import sys
+from demine.bench import generated_specs, run_games
+specs = generated_specs(30, 16, 99, "safe", None, 400, "pool")
+for n, r in enumerate(run_games(specs, "fast", jobs=2, start_method=sys.argv[1]), start=1):
+    if n == 16:
+        print("playing", flush=True)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc (Linux)")
+@pytest.mark.parametrize("method", ["forkserver", "spawn"])
+def test_a_pool_started_any_way_dies_with_its_bench(method: str) -> None:
+    child = subprocess.Popen(
+        [sys.executable, "-c", PLAY_IN_POOL, method],
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+    )
+    try:
+        assert child.stdout is not None and child.stdout.readline() == "playing\n"
+        assert len(_alive(child.pid)) >= 3  # the bench and its two workers (and a forkserver)
+        child.kill()
+        child.wait(timeout=60)
+        assert _gone(child.pid), _alive(child.pid)
+    finally:
+        if _alive(child.pid):
+            os.killpg(child.pid, signal.SIGKILL)
+        child.wait(timeout=60)
+
+
 def test_nohup_s_ignored_hangup_stays_ignored() -> None:
     from demine.cli.longrun import Stopped, stops_on_signals
 

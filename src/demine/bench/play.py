@@ -239,12 +239,12 @@ def _play_chunk(args: tuple[list[GameSpec], str | PlayerSpec, bool, bool]) -> li
     return [play_game(s, name, measure, keep) for s in specs]
 
 
-def _pool_start(parent: int) -> None:
+def _pool_start(bench: int) -> None:
     """In a pool's worker: exit when the bench that started it is gone (a bench killed outright
     leaves no worker playing on)."""
     from demine._process import exit_with_parent
 
-    exit_with_parent(parent)
+    exit_with_parent(bench)
 
 
 def run_games(
