@@ -103,6 +103,7 @@ DOCS = [
     "CHANGELOG.md",
     "benchmarks/README.md",
     "docs/research-log.md",
+    "docs/big-runs.md",
 ]
 
 

@@ -339,42 +339,6 @@ def test_bad_sweeps_say_what_is_wrong(
     assert code == 2 and message in err
 
 
-def test_a_dask_cluster_gives_the_same_results(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    distributed = pytest.importorskip("dask.distributed")
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
-    ) as cluster:
-        address = cluster.scheduler_address.replace("tcp://", "dask://")
-        base = [
-            "bench",
-            "--preset",
-            "beginner",
-            "--player",
-            "exact",
-            "--seed",
-            "5",
-            "--games",
-            "40",
-            "--json",
-        ]
-        _, local, _ = run(capsys, *base, "--record", str(tmp_path / "local.jsonl"))
-        code, remote, err = run(
-            capsys, *base, "--executor", address, "--record", str(tmp_path / "remote.jsonl")
-        )
-        assert code == 0, err
-
-    assert json.loads(local)["wins"] == json.loads(remote)["wins"]
-    assert _games(tmp_path / "local.jsonl") == _games(tmp_path / "remote.jsonl")
-
-
-def test_an_unreachable_cluster_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("dask.distributed")
-    code, _, err = run(capsys, "bench", "--size", "5x5x3", "--games", "2", "--executor", "dask://127.0.0.1:1")
-    assert code == 2 and "cannot reach the Dask scheduler" in err
-    code, _, err = run(capsys, "bench", "--size", "5x5x3", "--games", "2", "--executor", "spark://x")
-    assert code == 2 and "dask://HOST:PORT" in err
-
-
 def test_new_no_guess_gives_a_guess_free_board_or_says_what_to_try(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

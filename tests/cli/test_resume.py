@@ -160,3 +160,34 @@ def test_a_board_file_run_knows_its_boards(tmp_path: Path, capsys: pytest.Captur
         capsys, *args, "--boards", str(tmp_path / "one.jsonl"), "--seed", "9", "--resume", str(rec)
     )
     assert code == 2 and "seed: '1' (this run: '9')" in err
+
+
+def test_a_line_cut_off_mid_write_is_dropped_and_its_game_played_again(
+    record: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    whole = record.read_text()
+    lines = whole.splitlines(keepends=True)
+    record.write_text("".join(lines[:5]) + lines[5][:40])  # (a full disk, a machine lost mid-write)
+    code, out, err = run(capsys, *BASE, "--resume", str(record), "--json")
+    assert code == 0, err
+    assert f"{record}: line 6 was cut off (the run stopped while writing it)" in err
+    assert json.loads(out)["resumed"]["read"] == 5
+    again = [json.loads(x) for x in record.read_text().splitlines()]  # (every line whole)
+    assert [(x["index"], x["won"], x["moves"]) for x in again] == [
+        (x["index"], x["won"], x["moves"]) for x in map(json.loads, lines)
+    ]
+    record.write_text(whole.removesuffix("\n"))  # a whole last line without its newline
+    code, _, err = run(capsys, *BASE, "--games", "8", "--resume", str(record))
+    assert code == 0 and "cut off" not in err
+    assert [line.result.index for line in read_records(record)] == list(range(8))
+
+
+def test_a_broken_line_within_the_record_is_still_an_error(
+    record: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = record.read_text().splitlines(keepends=True)
+    lines[2] = lines[2][:30] + "\n"
+    record.write_text("".join(lines))
+    code, _, err = run(capsys, *BASE, "--resume", str(record))
+    assert code == 2 and f"{record}: line 3: not valid JSON" in err
+    assert record.read_text() == "".join(lines)  # (left as it was)

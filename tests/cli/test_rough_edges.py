@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from demine import cli
-from demine.cli import main
+from demine.cli import longrun, main
 from demine.engine.game import Game
 
 
@@ -55,7 +54,7 @@ def test_a_review_of_many_games_ticks_a_progress_bar(
         calls.append(f"start {total} {label}")
         return (lambda r: calls.append("tick")), (lambda: calls.append("stop"))
 
-    monkeypatch.setattr(cli, "_progress", fake)
+    monkeypatch.setattr(longrun, "progress", fake)
     for jobs in ("1", "2"):
         calls.clear()
         code, _, _ = run(capsys, "review", str(rec), "--jobs", jobs)

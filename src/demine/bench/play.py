@@ -10,19 +10,23 @@ Every game is seeded from the bench seed and its index alone (``"{seed}/{index}"
 from __future__ import annotations
 
 import multiprocessing
+import os
 import random
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from demine.bench.stats import Summary, summarise
 from demine.engine.formats import Board, GameRecord, MoveNote, start_for
 from demine.engine.game import Game
 from demine.engine.grid import default_start
-from demine.errors import DemineError, IllegalMove, InputError
+from demine.errors import IllegalMove
 from demine.players import PlayerSpec, find_solver
+
+if TYPE_CHECKING:
+    from demine.bench.cluster import Cluster
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +239,14 @@ def _play_chunk(args: tuple[list[GameSpec], str | PlayerSpec, bool, bool]) -> li
     return [play_game(s, name, measure, keep) for s in specs]
 
 
+def _pool_start(bench: int) -> None:
+    """In a pool's worker: exit when the bench that started it is gone (a bench killed outright
+    leaves no worker playing on)."""
+    from demine._process import exit_with_parent
+
+    exit_with_parent(bench)
+
+
 def run_games(
     specs: Sequence[GameSpec],
     player_name: str | PlayerSpec,
@@ -243,50 +255,40 @@ def run_games(
     chunk: int = 16,
     measure_forced: bool = False,
     keep_record: bool = False,
-    executor: str | None = None,
+    executor: str | Cluster | None = None,
     start_method: str | None = None,
+    on_notice: Callable[[str], None] | None = None,
 ) -> Iterator[GameResult]:
     """Play every spec. With ``jobs > 1`` games are played in a process pool, in chunks; with
-    ``executor="dask://HOST:PORT"`` the chunks go to an existing Dask cluster and results come back
-    as chunks finish (a chunk lost with a worker is run again by Dask). Each game depends only on
-    its own seed, so the results are the same whichever way they are played; locally they come in
-    index order. ``start_method`` (``fork``, ``forkserver``, ``spawn``) is how the pool starts its
-    processes (default: the platform's)."""
+    ``executor`` (``"dask://HOST:PORT"`` or a :class:`~demine.bench.cluster.Cluster`) the chunks
+    go to an existing Dask cluster and results come back as chunks finish (a chunk lost with a
+    worker is run again by Dask; :mod:`demine.bench.cluster`), and ``on_notice`` is told of
+    what a person may want to fix there (a worker gone, none at all). Each game depends only on
+    its own seed, so the results are the same whichever way they are played; locally they come
+    in index order. ``start_method`` (``fork``, ``forkserver``, ``spawn``) is how the pool starts
+    its processes (default: the platform's); a pool's workers exit when this process is gone."""
     find_solver(player_name)  # fail early on a bad name
+    if not specs:
+        return  # (nothing to play: no cluster is needed)
+    chunks = [list(specs[i : i + chunk]) for i in range(0, len(specs), chunk)]
+    tasks = [(c, player_name, measure_forced, keep_record) for c in chunks]
     if executor is not None:
-        chunks = [list(specs[i : i + chunk]) for i in range(0, len(specs), chunk)]
-        yield from _run_dask(executor, [(c, player_name, measure_forced, keep_record) for c in chunks])
+        from demine.bench.cluster import Cluster, run_chunks
+
+        cluster = Cluster.parse(executor) if isinstance(executor, str) else executor
+        names = [f"games {c[0].index}-{c[-1].index}" for c in chunks]
+        yield from run_chunks(cluster, _play_chunk, tasks, names, on_notice)
         return
     if jobs <= 1:
         for s in specs:
             yield play_game(s, player_name, measure_forced, keep_record)
         return
-    chunks = [list(specs[i : i + chunk]) for i in range(0, len(specs), chunk)]
     context = multiprocessing.get_context(start_method) if start_method else None
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        for results in pool.map(_play_chunk, [(c, player_name, measure_forced, keep_record) for c in chunks]):
+    with ProcessPoolExecutor(
+        max_workers=jobs, mp_context=context, initializer=_pool_start, initargs=(os.getpid(),)
+    ) as pool:
+        for results in pool.map(_play_chunk, tasks):
             yield from results
-
-
-def _run_dask(
-    executor: str, tasks: list[tuple[list[GameSpec], str | PlayerSpec, bool, bool]]
-) -> Iterator[GameResult]:
-    """Play chunks on a Dask cluster; yields each chunk's results as it finishes."""
-    if not executor.startswith("dask://") or len(executor) <= len("dask://"):
-        raise InputError(f"--executor takes dask://HOST:PORT, got {executor!r}")
-    try:
-        from dask.distributed import Client, as_completed
-    except ImportError:
-        raise DemineError("the dask executor needs Dask: pip install 'demine[dask]'") from None
-    address = "tcp://" + executor[len("dask://") :]
-    try:
-        client = Client(address, timeout="5s")  # type: ignore[no-untyped-call]
-    except (OSError, TimeoutError) as e:
-        raise DemineError(f"cannot reach the Dask scheduler at {address}: {e}") from None
-    with client:
-        futures = client.map(_play_chunk, tasks, pure=False)
-        for future in as_completed(futures):  # type: ignore[no-untyped-call]
-            yield from future.result()
 
 
 def bench(
@@ -297,8 +299,9 @@ def bench(
     on_result: Callable[[GameResult], None] | None = None,
     measure_forced: bool = False,
     keep_record: bool = False,
-    executor: str | None = None,
+    executor: str | Cluster | None = None,
     done: Sequence[GameResult] = (),
+    on_notice: Callable[[str], None] | None = None,
 ) -> tuple[Summary, list[GameResult]]:
     """Play ``specs`` with ``player``; returns the summary and the per-game results by index.
 
@@ -309,7 +312,13 @@ def bench(
     wanted = {sp.index for sp in specs}
     results = [r for r in done if r.index in wanted]
     for r in run_games(
-        todo, player, jobs=jobs, measure_forced=measure_forced, keep_record=keep_record, executor=executor
+        todo,
+        player,
+        jobs=jobs,
+        measure_forced=measure_forced,
+        keep_record=keep_record,
+        executor=executor,
+        on_notice=on_notice,
     ):
         results.append(r)
         if on_result is not None:

@@ -10,8 +10,10 @@ A line is ``{"player": NAME, "run": {...}, "index": ..., "won": ..., "moves": ..
 measured (:func:`run_of`): the board (``30x16/99``), the rule, the start, the run's seed, and
 where they apply the layout's digest (a board file's game), the lives, the guess-free
 certificate and mode, and ``forced`` (the forced-found share was measured). A resumed run
-(``demine bench --resume``) checks each line's against its own (:func:`check_run`). Lines
-written before it was kept have no ``run``: they are read as before, but cannot be resumed.
+(``demine bench --resume``) checks each line's against its own (:func:`check_line`). Lines
+written before it was kept have no ``run``: they are read as before, but cannot be resumed. A
+last line cut off mid-write (a run stopped while writing it) is set aside by
+:func:`read_resumable` and dropped by :func:`append_to`, so its game is played again.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from demine.bench.play import GameResult, GameSpec
-from demine.engine.formats import GameRecord, read_text
+from demine.engine.formats import GameRecord, decode_text, read_text
 from demine.errors import FormatError, InputError
 
 
@@ -100,6 +102,56 @@ def read_records(path: Path | str, missing_ok: bool = False) -> list[RecordLine]
     except OSError as e:
         raise FormatError(f"cannot read it ({e.strerror or e})", source=str(path)) from None
     return list(parse_lines(text, str(path)))
+
+
+@dataclass(frozen=True, slots=True)
+class Resumable:
+    """A record file read to be resumed (:func:`read_resumable`): its games, and how to append."""
+
+    lines: list[RecordLine]
+    """Its games."""
+    size: int
+    """The bytes of its whole lines: a line cut off after them is dropped when appending."""
+    torn: int | None = None
+    """The number of a last line cut off mid-write (a run stopped while writing it; not a game,
+    so dropped and played again), or None."""
+    newline: bool = False
+    """The last line is whole but lacks its newline (one is written before appending)."""
+
+
+def read_resumable(path: Path | str) -> Resumable:
+    """A record file to resume (a missing file is an empty one), as :func:`read_records` reads
+    it, except that a last line cut off mid-write (no newline, not JSON) is set aside, not an
+    error: a run stopped by a full disk or a lost machine may leave one."""
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        return Resumable([], 0)
+    except OSError as e:
+        raise FormatError(f"cannot read it ({e.strerror or e})", source=str(path)) from None
+    head, torn, newline = data, None, False
+    if data and not data.endswith(b"\n"):
+        cut = data.rfind(b"\n") + 1
+        try:
+            json.loads(data[cut:].decode("utf-8"))
+            newline = True
+        except ValueError:  # (JSON's errors and UTF-8's are both ValueErrors)
+            head, torn = data[:cut], data[:cut].count(b"\n") + 1
+    text = decode_text(head, str(path), "a bench record")
+    return Resumable(list(parse_lines(text, str(path))), len(head), torn, newline)
+
+
+def append_to(path: Path | str, record: Resumable) -> IO[str]:
+    """``path`` opened to append games after ``record``'s whole lines (a line cut off is dropped,
+    a missing newline written)."""
+    p = Path(path)
+    if p.exists() and (record.torn is not None or record.newline):
+        with p.open("r+b") as f:
+            f.truncate(record.size)
+            if record.newline:
+                f.seek(0, 2)
+                f.write(b"\n")
+    return p.open("a", encoding="utf-8")
 
 
 #: The keys of a line's ``run``, as an error names them, with the value a missing key stands for.

@@ -6,7 +6,7 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from demine import __version__
@@ -98,26 +98,6 @@ def cmd_new(ns: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------------------ bench
-def _progress(total: int, label: str) -> tuple[Callable[[object], None], Callable[[], None]]:
-    """A progress bar on a terminal (Rich): a call per item done, and one to stop it."""
-    if not sys.stderr.isatty():
-        return (lambda r: None), (lambda: None)
-    try:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-    except ImportError:
-        return (lambda r: None), (lambda: None)
-    prog = Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        transient=True,
-    )
-    prog.start()
-    task = prog.add_task(label, total=total)
-    return (lambda r: prog.advance(task)), prog.stop
-
-
 def cmd_players(ns: argparse.Namespace) -> int:
     from dataclasses import fields
 
@@ -237,7 +217,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = ns.func(ns)
         return code
     except DemineError as e:
-        print(f"demine {ns.command}: error: {e}", file=sys.stderr)
+        print(f"demine {ns.command}: error: {_with_notes(e)}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         # the reader went away (demine ... | head): stop quietly, as other tools do
@@ -249,9 +229,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    except KeyboardInterrupt:
-        print("demine: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as e:
+        from demine.cli.longrun import Stopped
+
+        if isinstance(e, Stopped):
+            print(_with_notes(e, f"demine {ns.command}: stopped by {e.name}"), file=sys.stderr)
+            return 128 + e.signum
+        print(_with_notes(e, "demine: interrupted"), file=sys.stderr)
         return 130
+
+
+def _with_notes(e: BaseException, text: str | None = None) -> str:
+    """An error's text (or ``text``) with the notes added to it on the way up, one a sentence."""
+    return "; ".join([str(e) if text is None else text, *getattr(e, "__notes__", ())])
 
 
 if __name__ == "__main__":

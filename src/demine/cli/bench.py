@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Callable
 from typing import Any
 
-from demine import cli
 from demine.bench import (
     GameResult,
     GameSpec,
@@ -18,10 +18,12 @@ from demine.bench import (
     paired,
     parse_sweep,
 )
-from demine.bench.records import append_result, read_records, resumed_games, run_of
+from demine.bench.cluster import Cluster
+from demine.bench.records import read_resumable, resumed_games, run_of
 from demine.bench.stats import FORCED_NOTE
-from demine.cli import _add_no_guess, positive_int
-from demine.cli.needs import bench_outputs
+from demine.cli import _add_no_guess, longrun, positive_int
+from demine.cli.longrun import RecordOut, stops_on_signals
+from demine.cli.needs import bench_outputs, need_extra
 from demine.cli.tables import console, print_table
 from demine.engine.formats import read_boards
 from demine.engine.grid import PRESETS, RULES, check_mines, parse_cell, parse_size
@@ -83,7 +85,11 @@ def add_bench(sub: Any) -> None:
         help="with --record: each line also holds the whole game (every move, reason, risk) for replay",
     )
     p.add_argument("--jobs", type=positive_int, default=1, help="processes to play in (default: 1)")
-    p.add_argument("--executor", help="play on an existing Dask cluster: dask://HOST:PORT (the dask extra)")
+    p.add_argument(
+        "--executor",
+        help="play on an existing Dask cluster: dask://HOST:PORT (port 8786 if left out; the "
+        "dask extra; docs/big-runs.md)",
+    )
     p.add_argument(
         "--resume",
         metavar="FILE",
@@ -155,7 +161,7 @@ def _play_all(
     specs: list[GameSpec],
     players: list[PlayerSpec],
     ns: argparse.Namespace,
-    record: Any,
+    record: RecordOut | None,
     measure: bool,
     done: dict[str, list[GameResult]] | None = None,
 ) -> tuple[list[Summary], dict[str, list[GameResult]]]:
@@ -166,12 +172,13 @@ def _play_all(
     by_index = {sp.index: sp for sp in specs}
     for spec in players:
         p = str(spec)
-        tick, stop = cli._progress(len(specs), p)
+        before = (done or {}).get(p, ())
+        tick, stop = longrun.progress(len(specs), p, len(before))
 
         def on_result(r: GameResult, p: str = p, tick: Callable[[object], None] = tick) -> None:
             tick(r)
             if record is not None:
-                append_result(record, p, r, run=run_of(by_index[r.index], forced=measure))
+                record.add(p, r, run=run_of(by_index[r.index], forced=measure))
 
         try:
             summary, results = bench(
@@ -182,7 +189,8 @@ def _play_all(
                 measure_forced=measure,
                 keep_record=ns.record_moves,
                 executor=ns.executor,
-                done=(done or {}).get(p, ()),
+                done=before,
+                on_notice=lambda text: print(f"demine bench: {text}", file=sys.stderr, flush=True),
             )
         finally:
             stop()
@@ -266,6 +274,11 @@ def cmd_bench(ns: argparse.Namespace) -> int:
     if ns.plot and not ns.sweep:
         raise DemineError("--plot draws a sweep: give --sweep too")
     bench_outputs(ns.plot, ns.record, ns.resume)
+    if ns.executor:
+        if ns.jobs > 1:
+            raise DemineError("--jobs plays here and --executor on a Dask cluster: give one of them")
+        need_extra("dask", "--executor")
+        ns.executor = Cluster.parse(ns.executor)
     players = _players(ns)
     if ns.sweep:
         if ns.resume:
@@ -276,17 +289,31 @@ def cmd_bench(ns: argparse.Namespace) -> int:
     names = [str(p) for p in players]
     done: dict[str, list[GameResult]] = {}
     beyond = 0
-    record: Any
+    resumed = None
     if ns.resume:
         if ns.record and ns.record != ns.resume:
             raise DemineError("--resume FILE appends to FILE: leave out --record or give the same file")
-        lines = read_records(ns.resume, missing_ok=True)
-        done, beyond = resumed_games(lines, specs, names, ns.resume, forced=measure, moves=ns.record_moves)
-        record = open(ns.resume, "a", encoding="utf-8")  # noqa: SIM115
-    else:
-        record = open(ns.record, "w", encoding="utf-8") if ns.record else None  # noqa: SIM115
+        resumed = read_resumable(ns.resume)
+        done, beyond = resumed_games(
+            resumed.lines, specs, names, ns.resume, forced=measure, moves=ns.record_moves
+        )
+    if isinstance(ns.executor, Cluster) and any(len(done.get(n, ())) < len(specs) for n in names):
+        ns.executor.probe()  # (before the record is opened: a --record FILE is kept as it was)
+    if resumed is not None and resumed.torn is not None:
+        print(
+            f"demine bench: {ns.resume}: line {resumed.torn} was cut off (the run stopped while "
+            "writing it): it is dropped, and its game played again",
+            file=sys.stderr,
+        )
+    path = ns.resume or ns.record
+    record = RecordOut(path, resumed) if path else None
     try:
-        summaries, per_player = _play_all(specs, players, ns, record, measure, done)
+        with stops_on_signals():
+            summaries, per_player = _play_all(specs, players, ns, record, measure, done)
+    except (KeyboardInterrupt, DemineError) as e:
+        if record is not None and record.games:
+            e.add_note(record.kept())
+        raise
     finally:
         if record is not None:
             record.close()
@@ -361,7 +388,7 @@ def _sweep(ns: argparse.Namespace, players: list[PlayerSpec]) -> int:
         except DemineError as e:
             raise DemineError(f"--sweep {param}={v}: {e}") from None
         runs.append((v, w, h, m, start))
-    record = open(ns.record, "w", encoding="utf-8") if ns.record else None  # noqa: SIM115
+    record = RecordOut(ns.record) if ns.record else None
     try:
         for v, w, h, m, start in runs:
             specs = generated_specs(w, h, m, ns.rule, start, games, f"{ns.seed}/{param}={v}", ns.lives)

@@ -18,6 +18,7 @@ EXTRAS = {
     "tui": ("textual", "Textual"),
     "cli": ("rich", "Rich"),
     "screen": ("PIL", "Pillow and numpy"),
+    "dask": ("distributed", "Dask distributed"),
 }
 
 

@@ -9,9 +9,8 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from demine import cli
 from demine.analysis import Limit
-from demine.cli import positive_float, positive_int
+from demine.cli import longrun, positive_float, positive_int
 from demine.cli.needs import check_picture, need_extra, suffix_of, writable_file, write_picture
 from demine.cli.tables import console, print_table
 from demine.errors import DemineError, FormatError, InputError
@@ -102,7 +101,7 @@ def cmd_review(ns: argparse.Namespace) -> int:
         )
     jobs = [(g, settings) for g in games]
     results: list[tuple[str, Review | str]] = []
-    tick, stop = cli._progress(len(jobs), "review")  # a bar on a terminal, as bench has
+    tick, stop = longrun.progress(len(jobs), "review")  # a bar on a terminal, as bench has
     try:
         if ns.jobs > 1 and len(jobs) > 1:
             with ProcessPoolExecutor(min(ns.jobs, len(jobs))) as pool:

@@ -25,13 +25,12 @@ from __future__ import annotations
 
 import asyncio
 import os
-import threading
-import time
 from collections import Counter
 from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
 
+from demine._process import exit_with_parent
 from demine.web.limits import Busy, TooManyRequests
 from demine.web.pool import Pool, WorkerDied
 
@@ -66,13 +65,7 @@ def _worker_start(parent: int, nice: int, idle: bool = False, every: float = 0.5
         os.nice(nice)
     if idle:
         run_when_idle()
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(every)
-        os._exit(0)
-
-    threading.Thread(target=watch, daemon=True, name="demine-parent-watch").start()
+    exit_with_parent(parent, every)
 
 
 def _ready() -> bool:
