@@ -16,6 +16,7 @@ from tests.screen.conftest import need_program
 
 np = pytest.importorskip("numpy")
 
+from demine.screen.live import LiveWindow  # noqa: E402
 from demine.screen.programs import PROGRAMS, launch, tatham_game_id  # noqa: E402
 from demine.screen.x11 import OutsideWindow, ScreenError, WindowGone, connect  # noqa: E402
 
@@ -166,6 +167,7 @@ def test_the_overlay_draws_over_the_board_lets_clicks_through_and_is_never_read(
         grid = _grid(before, 24)
         row, col = divmod(target, 9)
         left, top = box[0] + grid[0] + col * 24, box[1] + grid[1] + row * 24
+        window = LiveWindow(conn, run.window.id, unobscured=True)  # as screen watch: before the overlay
         overlay = Overlay(conn)
         try:
             overlay.show([Mark(left, top, 24, 24, "safe")], thickness=3)
@@ -176,7 +178,7 @@ def test_the_overlay_draws_over_the_board_lets_clicks_through_and_is_never_read(
             assert tuple(shown[top - box[1] + 12, left - box[0] + 12]) == tuple(
                 before[top - box[1] + 12, left - box[0] + 12]
             )
-            own = conn.grab_unobscured(run.window.id)
+            own = window.grab()
             board = (slice(int(grid[1]), int(grid[1] + 9 * 24)), slice(int(grid[0]), int(grid[0] + 9 * 24)))
             # (the board only: the status line's clock may have moved on)
             assert (own[board] == before[board]).all(), "the window's own pixels hold the overlay"

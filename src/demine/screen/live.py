@@ -84,6 +84,8 @@ class LiveWindow:
         self.unobscured = unobscured
         """Grab the window's own pixels through Composite (for a window with an overlay over it)."""
         self.origin = conn.window(window_id).box[:2]
+        if unobscured:
+            conn.redirect(window_id)  # now, before an overlay is drawn over it
 
     def grab(self) -> Any:
         box = self.conn.box(self.id)

@@ -111,6 +111,7 @@ class Connection:
         self._atoms: dict[str, int] = {}
         self._mss: Any | None = None
         self._xtest_checked = False
+        self._redirected: set[int] = set()
 
     # ------------------------------------------------------------------ life
     def close(self) -> None:
@@ -258,12 +259,15 @@ class Connection:
         bgra = np.frombuffer(shot.bgra, dtype=np.uint8).reshape(shot.height, shot.width, 4)
         return np.ascontiguousarray(bgra[:, :, 2::-1])
 
-    def grab_unobscured(self, window_id: int) -> Any:
-        """The window's own contents as an HxWx3 uint8 RGB array, whatever is drawn over it (the
-        overlay of ``demine screen watch``): read from the window's pixmap through the Composite
-        extension (redirected automatically, so it is still shown as before)."""
-        import numpy as np
-        from Xlib import X
+    def redirect(self, window_id: int) -> None:
+        """Keep the window's own contents in a pixmap of its own (Composite's automatic
+        redirection: the server still shows it as before), for :meth:`grab_unobscured`.
+
+        Call it before anything is drawn over the window: at the redirection the server fills
+        the new pixmap with what the screen shows there, an overlay above included, and the
+        program repaints only what it changes after. Once per window (later calls do nothing)."""
+        if window_id in self._redirected:
+            return
         from Xlib import error as xerror
 
         if not self.x.has_extension("Composite"):
@@ -271,6 +275,23 @@ class Connection:
         w = self.x.create_resource_object("window", window_id)
         try:
             w.composite_redirect_window(0)  # automatic: the server still paints it
+            self.x.sync()
+        except xerror.XError as e:
+            raise WindowGone(f"window 0x{window_id:x} cannot be redirected: {e}") from None
+        self._redirected.add(window_id)
+
+    def grab_unobscured(self, window_id: int) -> Any:
+        """The window's own contents as an HxWx3 uint8 RGB array, whatever is drawn over it (the
+        overlay of ``demine screen watch``): read from the window's pixmap through the Composite
+        extension. The window must have been :meth:`redirect`-ed before anything was drawn over
+        it (a first call redirects it now)."""
+        import numpy as np
+        from Xlib import X
+        from Xlib import error as xerror
+
+        self.redirect(window_id)
+        w = self.x.create_resource_object("window", window_id)
+        try:
             geo = w.get_geometry()
             pixmap = w.composite_name_window_pixmap()
             try:
