@@ -18,7 +18,10 @@ players while abusive clients, each from loopback addresses of their own, do all
 - a replay/export flooder: replays at random moves and exports of a long finished game;
 - a reviewer: reviews of long finished 100x100 games, one after another;
 - 8 addresses sending the heaviest legal analyses (a 100x100 board of 1s and covered cells),
-  4 at a time each.
+  4 at a time each;
+- 6 addresses making no-guess games and asking each one's first click at once, 2 at a time each:
+  in turn 100x100 with 5,000 mines (refused when made) and the densest 40x40 board the shipped
+  figures do not refuse (``demine.analysis.noguess.no_guess_reach``: the whole budget spent).
 The long games (100x100, ``--long-moves`` moves each, mostly flags) are played before the
 phases, from several addresses. Printed per phase: the players' latencies and errors, and what
 the abusers got (answers by status: 429 from the rate limits, 503 when a queue is full).
@@ -174,7 +177,15 @@ def heaviest_analysis() -> str:
     return "100x100x2500\n" + "\n".join(rows)
 
 
-ABUSERS = ("flood", "unknown ids", "slowloris", "replay/export", "reviews", "heavy analyses")
+ABUSERS = (
+    "flood",
+    "unknown ids",
+    "slowloris",
+    "replay/export",
+    "reviews",
+    "heavy analyses",
+    "no-guess boards",
+)
 
 
 class Abuse:
@@ -281,6 +292,41 @@ async def slowloris(url: str, abuse: Abuse, stop: float, sockets: int = 300) -> 
     await asyncio.gather(*(one() for _ in range(sockets)))
 
 
+async def noguesser(url: str, source: str, abuse: Abuse, stop: float) -> None:
+    """No-guess games from one address, each first click asked at once (issue 57, finding 3):
+    in turn a board no budget can find (refused when made) and the densest one the shipped
+    figures do not refuse on 40x40 (the whole budget spent, often for nothing)."""
+    from demine.analysis.noguess import no_guess_reach
+
+    reach = no_guess_reach(40, 40, "safe")
+    hard = 40 * 40 // 4 if reach is None or reach.refused is None else reach.refused - 1
+    boards = [(100, 100, 5000), (40, 40, hard)]
+
+    async def loop(http: aiohttp.ClientSession, k: int) -> None:
+        while time.monotonic() < stop:
+            w, h, m = boards[k % 2]
+            k += 1
+            sent = time.time()
+            try:
+                body = {"width": w, "height": h, "mines": m, "rule": "safe", "no_guess": "complete"}
+                async with http.post("/api/games", json=body) as r:
+                    data = await r.json()
+                    abuse.count("no-guess boards", r.status, sent)
+                if r.status != 200:
+                    continue
+                sent = time.time()
+                move = {"kind": "reveal", "row": h // 2, "col": w // 2}
+                async with http.post(f"/api/games/{data['id']}/moves", json=move) as r:
+                    await r.read()
+                    abuse.count("no-guess boards", r.status, sent)
+            except (TimeoutError, aiohttp.ClientError, ValueError):
+                abuse.count("no-guess boards", "transport error", sent)
+                await asyncio.sleep(0.1)
+
+    async with session(url, source, 2) as http:
+        await asyncio.gather(*(loop(http, k) for k in range(2)))
+
+
 async def reviewer(url: str, abuse: Abuse, stop: float) -> None:
     """Reviews of the long games, one after another, each asked for every second until ready."""
     async with session(url, "127.1.0.5", 2) as http:
@@ -370,6 +416,7 @@ async def run_abusers(url: str, seconds: float, abuse: Abuse) -> None:
         "heavy analyses": lambda: [
             hammer(url, f"127.1.1.{k + 1}", abuse, "heavy analyses", stop, 4, analysis) for k in range(8)
         ],
+        "no-guess boards": lambda: [noguesser(url, f"127.1.2.{k + 1}", abuse, stop) for k in range(6)],
     }
     await asyncio.gather(*(c for name in abuse.only for c in every[name]()))
 

@@ -20,6 +20,7 @@ from pathlib import Path
 #: they watch through what the caller passes (``Hooks``, a guess) or replace the ``time`` module's
 #: own ``perf_counter``, which compiled code reads too.
 COMPILED: tuple[str, ...] = (
+    "demine.analysis.certify",
     "demine.analysis.constraints",
     "demine.analysis.exact",
     "demine.analysis.incremental",

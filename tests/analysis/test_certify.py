@@ -168,3 +168,56 @@ def test_a_board_past_the_neighbour_table_is_certified_alike() -> None:
         layout = tuple(sorted(rng.sample(allowed, width * height // 10)))
         assert cert.guess_free(layout, first) == _by_player(width, height, layout, first, "complete")
     assert sum(row is not None for row in cert.twins) < width * height  # only what was needed
+
+
+@pytest.mark.parametrize("certificate", ["complete", "local"])
+@pytest.mark.parametrize(
+    ("width", "height", "mines", "first"), [(8, 8, 14, 27), (16, 16, 70, 119), (30, 16, 170, 93)]
+)
+def test_a_swap_taken_up_from_the_base_play_gets_the_verdict_of_a_whole_play(
+    certificate: str, width: int, height: int, mines: int, first: int
+) -> None:
+    # the dense mode's chain: a guess-free base, then swaps of a mine and a free cell, each
+    # certified from where the swap starts to show (and stopped once its cells are known); the
+    # verdict must be that of certifying the swapped layout from nothing, kept or not
+    from demine.analysis.noguess import no_guess_layout
+
+    cert = Certifier(width, height, certificate)  # type: ignore[arg-type]
+    board = no_guess_layout(
+        width, height, mines, "zero", first, seed="swap", certificate=certificate, mode="dense"
+    )  # type: ignore[arg-type]
+    allowed = mine_cells_allowed(geometry(width, height), "zero", first)
+    rng = random.Random(f"{width}/{certificate}")
+    base = cert.trace(board.mine_cells, first)
+    assert base.won
+    layout = set(board.mine_cells)
+    kept = 0
+    for _ in range(300):
+        out = rng.choice(sorted(layout))
+        to = rng.choice([c for c in allowed if c not in layout])
+        trial = cert.swapped(base, out, to)
+        swapped = (layout - {out}) | {to}
+        assert trial.won == cert.guess_free(swapped, first), (sorted(swapped), out, to)
+        # (the early stop is sound: a whole play of a kept layout wins it too)
+        if trial.won:
+            kept += 1
+            base, layout = trial, swapped
+            assert list(trial.mine) == [int(c in layout) for c in range(width * height)]
+    assert kept  # the chain moved
+
+
+def test_a_resumed_play_of_a_swap_opens_what_a_whole_play_opens() -> None:
+    # without the early stop (a base that was not won), a swap's trace is the whole play's:
+    # the same cells opened in the same order
+    cert = Certifier(16, 16)
+    rng = random.Random(5)
+    allowed = mine_cells_allowed(geometry(16, 16), "zero", 119)
+    for _ in range(60):
+        layout = set(rng.sample(allowed, 50))
+        base = cert.trace(layout, 119)
+        base.won = False  # (as if stalled: swapped() then plays to the end)
+        out = rng.choice(sorted(layout))
+        to = rng.choice([c for c in allowed if c not in layout])
+        trial = cert.swapped(base, out, to)
+        whole = cert.trace((layout - {out}) | {to}, 119)
+        assert trial.won == whole.won and trial.order == whole.order

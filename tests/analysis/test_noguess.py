@@ -191,3 +191,29 @@ def test_a_no_guess_game_places_its_mines_at_the_first_click_and_records_the_fla
     again = no_guess_game(16, 16, 40, rule="zero", seed=5, certificate="local")
     again.reveal(again.geometry.cell(7, 7))
     assert again.mine_cells() == game.mine_cells()
+
+
+def test_the_shipped_reach_refuses_only_what_no_try_found_and_says_what_can_be() -> None:
+    from demine.analysis.noguess import NoGuessOutOfReach, check_no_guess_reach, no_guess_reach
+
+    assert no_guess_reach(5, 5, "safe") is None  # smaller than every measured board
+    measured = 0
+    for w, h in ((9, 9), (16, 16), (30, 16), (24, 24), (40, 40), (60, 60), (100, 100)):
+        for rule in ("safe", "zero"):
+            reach = no_guess_reach(w, h, rule)
+            assert reach is not None and reach.measured == f"{w}x{h}"  # every size measured is shipped
+            check_no_guess_reach(
+                w, h, reach.found, rule, Limit(seconds=reach.seconds)
+            )  # found: never refused
+            if reach.refused is None or reach.refused_to is None:
+                continue  # every count tried on this size was found
+            measured += 1
+            assert reach.found < reach.refused <= reach.refused_to
+            with pytest.raises(NoGuessOutOfReach, match=f"at most {reach.found} mines"):
+                check_no_guess_reach(w, h, reach.refused, rule, Limit(seconds=reach.seconds))
+            with pytest.raises(NoGuessOutOfReach):
+                check_no_guess_reach(w, h, reach.refused_to, rule, Limit(seconds=1.0))
+            # a longer budget than the one measured, or none, is not judged by these figures
+            check_no_guess_reach(w, h, reach.refused, rule, Limit(seconds=2 * reach.seconds))
+            check_no_guess_reach(w, h, reach.refused, rule, Limit())
+    assert measured  # some size has a range where nothing was found

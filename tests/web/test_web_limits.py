@@ -19,7 +19,7 @@ from demine.analysis import Limit
 from demine.web.app import create_app
 from demine.web.limits import Busy, RateLimiter, ServeLimits, TooManyRequests
 from demine.web.service import Service
-from demine.web.workers import ANALYSIS, CLIENT, GAME, REVIEW, Lane
+from demine.web.workers import ANALYSIS, CLIENT, GAME, PLACE, REVIEW, Lane
 
 
 def test_a_client_past_its_rate_gets_429_with_retry_after_and_others_do_not() -> None:
@@ -193,7 +193,10 @@ def _gated(gate: threading.Event) -> Callable[[str], str]:
     return work
 
 
-def test_analyses_and_reviews_never_hold_the_place_kept_for_players_games() -> None:
+@pytest.mark.parametrize("heavy_kind", [ANALYSIS, PLACE], ids=["analyses", "guess-free boards"])
+def test_analyses_reviews_and_guess_free_boards_never_hold_the_place_kept_for_players_hints(
+    heavy_kind: int,
+) -> None:
     lane = Lane(0, 2, 16, per_client=4, reserve=1)
     gate = threading.Event()
     work = _gated(gate)
@@ -205,7 +208,7 @@ def test_analyses_and_reviews_never_hold_the_place_kept_for_players_games() -> N
         return str(await lane.run(work, name, in_thread=True, kind=kind))
 
     async def scenario() -> list[str]:
-        heavy = [asyncio.create_task(ask(f"10.0.0.{i}", f"analysis {i}", ANALYSIS)) for i in range(3)]
+        heavy = [asyncio.create_task(ask(f"10.0.0.{i}", f"heavy {i}", heavy_kind)) for i in range(3)]
         heavy.append(asyncio.create_task(ask("10.0.0.9", "review", REVIEW)))
         await asyncio.sleep(0.05)
         assert lane._active == 1  # one analysis runs; the other place is the players'

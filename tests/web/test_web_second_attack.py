@@ -67,6 +67,48 @@ def _play_out(client: TestClient, gid: str, first: tuple[int, int]) -> set[tuple
     return shown
 
 
+# ------------------------------------------------------ 3. no-guess boards at any density
+def test_a_no_guess_board_denser_than_the_budget_can_find_is_refused_at_once(client: TestClient) -> None:
+    from demine.analysis.noguess import no_guess_reach
+
+    reach = no_guess_reach(100, 100, "safe")
+    assert reach is not None and reach.refused <= 2000 <= reach.refused_to  # the 100x100/2000
+    for mines in (2000, reach.refused, reach.refused_to):
+        r = client.post(
+            "/api/games",
+            json={"width": 100, "height": 100, "mines": mines, "rule": "safe", "no_guess": "complete"},
+        )
+        assert r.status_code == 400, r.text
+        message = r.json()["error"]
+        # what can be found there, once, and nothing the player cannot do (a longer time limit)
+        assert f"up to about {reach.found} mines" in message and f"at most {reach.found} mines" in message
+        assert "time limit" not in message and "bigger board" not in message
+    # the same board is played without no guess, and a no-guess one within reach is made
+    assert _new(client, width=100, height=100, mines=2000, rule="safe")["outcome"] == "playing"
+    assert _new(client, width=100, height=100, mines=reach.found, rule="safe", no_guess="complete")[
+        "no_guess"
+    ]
+
+
+def test_placing_a_guess_free_board_is_heavy_work_outside_the_players_reserved_place(
+    client: TestClient,
+) -> None:
+    from demine.web.workers import PLACE
+
+    service = client.app.state.service  # type: ignore[attr-defined]
+    kinds: list[int] = []
+    run = service.slow.run
+
+    async def watched(fn: Any, *args: Any, in_thread: bool = False, kind: int = 0) -> Any:
+        kinds.append(kind)
+        return await run(fn, *args, in_thread=in_thread, kind=kind)
+
+    service.slow.run = watched
+    gid = _new(client, preset="expert", rule="safe", no_guess="complete")["id"]
+    _move(client, gid, 3, 3)
+    assert kinds == [PLACE]
+
+
 # ---------------------------------------------------------------------- 1. restart
 @pytest.mark.parametrize("no_guess", [None, "complete"])
 @pytest.mark.parametrize("clicked", [True, False])

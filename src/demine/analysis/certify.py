@@ -28,6 +28,7 @@ same layout gets the same verdict on any machine.
 from __future__ import annotations
 
 from collections.abc import Container, Iterable, Sequence
+from dataclasses import dataclass
 from itertools import compress
 from typing import Literal, Protocol
 
@@ -110,6 +111,16 @@ class Certifier:
         )
         return got
 
+    def _around(self, c: int, steps: int) -> list[int]:
+        """The cells within ``steps`` king's moves of ``c`` (itself included)."""
+        w = self.width
+        r, col = divmod(c, w)
+        return [
+            rr * w + cc
+            for rr in range(max(0, r - steps), min(self.height, r + steps + 1))
+            for cc in range(max(0, col - steps), min(w, col + steps + 1))
+        ]
+
     def _twin_row(self, a: int) -> tuple[tuple[int, tuple[int, ...]], ...]:
         na = set(self.nbs[a])
         row = []
@@ -154,11 +165,13 @@ class Certifier:
             mine[c] = 1
         return mine
 
-    def twin(self, mine: bytearray, first: int) -> tuple[int, int] | None:
+    def twin(self, mine: bytearray, first: int, among: Iterable[int] | None = None) -> tuple[int, int] | None:
         """A mine and a safe cell that no deduction can tell apart (see the module's docstring),
-        or None. O(mines): most candidate pairs fail on their first cell."""
+        or None. O(mines): most candidate pairs fail on their first cell. With ``among``, only
+        the mines among those cells are looked at (:meth:`swapped`: near the swap)."""
         twins = self.twins
-        for a in compress(range(self.n), mine):
+        cells = compress(range(self.n), mine) if among is None else (a for a in among if mine[a])
+        for a in cells:
             row = twins[a]
             if row is None:
                 row = self._twin_row(a)
@@ -172,8 +185,72 @@ class Certifier:
                     return a, b
         return None
 
+    def trace(self, layout: Iterable[int], first: int) -> Trace:
+        """Certify ``layout`` from ``first`` as :meth:`guess_free` does, keeping what
+        :meth:`swapped` needs to certify a layout one swap away from it without playing again
+        the part of the play that the swap cannot change."""
+        mine = self._mines(layout)
+        trace = Trace(mine, first, False, [], [])
+        if not mine[first] and self.twin(mine, first) is None:
+            trace.won = self._play(mine, first, trace) is None
+        return trace
+
+    def swapped(self, base: Trace, out: int, to: int) -> Trace:
+        """The :class:`Trace` of ``base``'s layout with the mine at ``out`` moved to the free cell
+        ``to``: the same verdict, the same trace, as :meth:`trace` of that layout.
+
+        A deduction reads only the numbers of opened cells, so the swapped layout's play is the
+        base's, step for step, until the base opens a cell whose number the swap changes (or
+        ``out`` or ``to``): the play is taken up from the base's last checkpoint before that.
+
+        And it is won as soon as those cells are all known (``base`` being won): swapping ``out``
+        and ``to`` back maps each layout the swapped play cannot rule out to one the base's
+        play could not rule out at the same step, with the same cells safe elsewhere, so every
+        cell the base proved safe is proven here too. The play stops there: its trace then
+        ends early, and is still the start of the whole play (what a later swap needs). Where
+        a component's count stops at the certifier's state cap, a stop this early could call
+        guess-free a layout a whole play would not prove: the caller certifies the board it
+        keeps at the end (:func:`~demine.analysis.noguess.no_guess_layout` does)."""
+        mine = bytearray(base.mine)
+        mine[out], mine[to] = 0, 1
+        first = base.first
+        trace = Trace(mine, first, False, [], [])
+        # a won base has no twins: a new one holds a cell the swap changed, within three steps
+        # of its mine (its twin is within two, the cells that must be mines one step further)
+        near = self._around(out, 3) + self._around(to, 3) if base.won else None
+        if mine[first] or self.twin(mine, first, near) is not None:
+            return trace
+        nbs = self.nbs
+        changed = set(nbs[out]).symmetric_difference(nbs[to])
+        changed.add(out)
+        changed.add(to)
+        order = base.order
+        part = next((i for i, c in enumerate(order) if c in changed), len(order))
+        resume = None
+        for point in base.points:
+            if point.opened > part:
+                break
+            resume = point
+        if resume is not None:
+            trace.order.extend(order[: resume.opened])
+            trace.points.extend(p for p in base.points if p.opened <= resume.opened)
+        trace.won = self._play(mine, first, trace, resume, changed if base.won else ()) is None
+        return trace
+
     # ------------------------------------------------------------------ play
-    def _play(self, mine: bytearray, first: int) -> bytearray | None:
+    def _play(
+        self,
+        mine: bytearray,
+        first: int,
+        trace: Trace | None = None,
+        resume: Point | None = None,
+        watch: Iterable[int] = (),
+    ) -> bytearray | None:
+        """Play the layout by deduction alone: None when won, else the states at the stall. With
+        ``trace``, the cells opened in order and a checkpoint now and then go into it; with
+        ``resume``, the play starts from that checkpoint (of a layout whose opened numbers there
+        are this one's); with ``watch``, it ends (None) as soon as every one of those cells is
+        known (see :meth:`swapped`)."""
         nbs, n = self.nbs, self.n
         num = bytearray(n)
         total = 0
@@ -181,18 +258,38 @@ class Certifier:
             total += 1
             for d in nbs[c]:
                 num[d] += 1
-        st = bytearray(n)
-        need = bytearray(n)
-        unk = bytearray(n)
-        left = n - total  # safe cells not yet open
-        known = 0  # mines proven
-        stack = [first]
-        dirty: list[int] = []
-        stale: set[int] = set()  # numbers changed since the last count
+        order: list[int] = trace.order if trace is not None else []
+        # a checkpoint every `gap` cells opened (a few dozen a play, on any board)
+        gap = max(8, n // 48)
+        if resume is None:
+            st = bytearray(n)
+            need = bytearray(n)
+            unk = bytearray(n)
+            left = n - total  # safe cells not yet open
+            known = 0  # mines proven
+            stack = [first]
+            dirty: list[int] = []
+            stale: set[int] = set()  # numbers changed since the last count
+            last = -gap  # (the first checkpoint: before anything is opened)
+        else:
+            st, need, unk = bytearray(resume.st), bytearray(resume.need), bytearray(resume.unk)
+            left, known = resume.left, resume.known
+            stack, dirty, stale = list(resume.stack), list(resume.dirty), set(resume.stale)
+            last = resume.opened
+        watched = bytearray(n)
+        for c in watch:
+            if not st[c]:
+                watched[c] = 1
+        pending = sum(watched)  # watched cells not yet known (none watched: never 0 here)
+        hits: list[int] = []  # the watched cells proven mines
+        if watch and not pending:
+            return None
 
         def mark(d: int) -> int:
             """``d`` is proven a mine: the numbers around it need one fewer (returns 1, counted)."""
             st[d] = MINE
+            if watched[d]:
+                hits.append(d)
             for e in nbs[d]:
                 if st[e] == OPEN:
                     need[e] -= 1
@@ -203,12 +300,32 @@ class Certifier:
         while True:
             # the number rule: open what it proves (flooding zeros), to a fixed point
             while stack or dirty:
+                if trace is not None and len(order) - last >= gap:
+                    last = len(order)
+                    trace.points.append(
+                        Point(
+                            last,
+                            bytes(st),
+                            bytes(need),
+                            bytes(unk),
+                            left,
+                            known,
+                            tuple(stack),
+                            tuple(dirty),
+                            frozenset(stale),
+                        )
+                    )
                 while stack:
                     x = stack.pop()
                     if st[x]:
                         continue
                     st[x] = OPEN
+                    order.append(x)
                     left -= 1
+                    if watched[x]:
+                        pending -= 1
+                        if pending == len(hits):
+                            return None
                     k = u = 0
                     for d in nbs[x]:
                         s = st[d]
@@ -238,6 +355,8 @@ class Certifier:
                         for d in nbs[x]:
                             if not st[d]:
                                 known += mark(d)
+                        if hits and pending == len(hits):
+                            return None
             if not left:
                 return None
             # a stall: the dearer rules, each only when the cheaper ones prove nothing
@@ -259,6 +378,8 @@ class Certifier:
             for d in mines:
                 if not st[d]:
                     known += mark(d)
+            if hits and pending == len(hits):
+                return None
 
     def _masks(self, st: bytearray, unk: bytearray) -> tuple[dict[int, int], list[int]]:
         """The open numbers that still touch unknown cells, each with those cells as a bit mask,
@@ -400,6 +521,38 @@ def settled_cells(
             elif M[b] == len(cells) * Z:
                 mined.extend(cells)
     return safe, mined
+
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    """A checkpoint of a play: everything it knows after ``opened`` cells were opened."""
+
+    opened: int
+    st: bytes
+    need: bytes
+    unk: bytes
+    left: int
+    known: int
+    stack: tuple[int, ...]
+    dirty: tuple[int, ...]
+    stale: frozenset[int]
+
+
+@dataclass(slots=True)
+class Trace:
+    """A layout's certification (:meth:`Certifier.trace`): its verdict, the cells its play opened
+    in order and checkpoints of that play, for :meth:`Certifier.swapped`."""
+
+    mine: bytearray
+    """The layout: 1 where a mine is."""
+    first: int
+    """The first click."""
+    won: bool
+    """Whether the layout is guess-free from ``first``."""
+    order: list[int]
+    """The cells opened, in the order the play opened them (empty when rejected before play)."""
+    points: list[Point]
+    """Checkpoints, by cells opened."""
 
 
 class _Table(Protocol):

@@ -24,12 +24,20 @@ Two ways to draw one (``mode``):
   Markov chain of symmetric moves (swap a mine and a safe cell; keep the swap only if the board
   stays guess-free), whose stationary law is uniform over the guess-free layouts it can reach,
   runs ``mix`` steps (by default :data:`MIX_PER_MINE` per mine) to wear away the repair's bias.
-  Not exactly uniform: its bias is measured in the results page.
+  Not exactly uniform: its bias is measured in the results page. Each proposed swap is certified
+  from the current layout's play where the swap starts to show, and kept as soon as the swapped
+  cells' surroundings are known (:meth:`~demine.analysis.certify.Certifier.swapped`): the same
+  verdicts, so the same boards, as certifying each from nothing.
 - ``auto``: ``uniform`` when one of its first 200 layouts is guess-free, else ``dense``: on 30x16
   mostly uniform up to about 120 mines, dense above.
 
 Every board returned has passed its certificate; past the budget (``limit``) generation stops with
 :class:`NoGuessTimeout`, never a board that failed.
+
+How dense a guess-free board can be found in a few seconds was measured per size and rule
+(``benchmarks/noguess_reach.py``, shipped as ``noguess_reach.json``): :func:`no_guess_reach`
+says it for any board, and :func:`check_no_guess_reach` refuses at once, with what can be found
+there, a board denser than anything found in that time (the web game does, for its 5 s budget).
 
 >>> board = no_guess_layout(9, 9, 10, "zero", 20, seed=1)
 >>> board.certificate, board.mode, len(board.mine_cells)
@@ -40,13 +48,25 @@ True
 
 from __future__ import annotations
 
+import json
+import math
 import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
+from importlib import resources
 from typing import Literal
 
-from demine.analysis.certify import CERTIFICATES, CERTIFY_LIMIT, OPEN, Certificate, certifier, count_may_help
+from demine.analysis.certify import (
+    CERTIFICATES,
+    CERTIFY_LIMIT,
+    OPEN,
+    Certificate,
+    Certifier,
+    certifier,
+    count_may_help,
+)
 from demine.analysis.local import LocalEngine
 from demine.analysis.result import Limit
 from demine.engine.game import Game, seeded_random
@@ -77,6 +97,105 @@ def _check_certificate(certificate: str) -> None:
 
 class NoGuessTimeout(DemineError):
     """No guess-free board was found within the budget."""
+
+
+class NoGuessOutOfReach(InputError):
+    """A guess-free board denser than any found in the budget on a board of its size: refused
+    before any try (:func:`check_no_guess_reach`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reach:
+    """How dense a guess-free board was found within ``seconds`` on the measured board nearest a
+    board (``benchmarks/noguess_reach.py``), scaled to that board's cells."""
+
+    measured: str
+    """The measured size (``WxH``) the figures come from: the one with the most cells not above
+    the board's (a bigger board is harder, so its figures would refuse too much)."""
+    rule: str
+    """The first-click rule measured."""
+    found: int
+    """The most mines a guess-free board was found with, scaled to the board (rounded down)."""
+    refused: int | None
+    """From how many mines none was found, scaled to the board (rounded up); None when boards were
+    found at every count tried."""
+    refused_to: int | None
+    """Up to how many mines none was found, scaled to the board (rounded down): from ``refused``
+    to this is refused (past it, boards crowded with mines may be found again: they have few safe
+    cells to certify)."""
+    seconds: float
+    """The budget of each try."""
+
+    def advice(self, width: int, height: int) -> str:
+        """What can be found on the board, in a sentence's end for its player."""
+        cells = width * height
+        said = (
+            f"on {width}x{height} guess-free boards are found in {self.seconds:g} s up to about "
+            f"{self.found} mines ({100 * self.found / cells:.0f}%)"
+        )
+        if self.refused is not None and self.refused_to is not None:
+            said += (
+                f", none from {self.refused} to {self.refused_to} ({100 * self.refused / cells:.0f}-"
+                f"{100 * self.refused_to / cells:.0f}%)"
+            )
+        return f"{said} (measured on {self.measured}, {self.rule} first click)"
+
+
+@cache
+def _reach_table() -> dict[str, object]:
+    text = resources.files("demine.analysis").joinpath("noguess_reach.json").read_text(encoding="utf-8")
+    data: dict[str, object] = json.loads(text)
+    return data
+
+
+def no_guess_reach(width: int, height: int, rule: str) -> Reach | None:
+    """What the shipped measurements say of guess-free boards on ``width`` x ``height`` under
+    ``rule`` (``none`` is read as ``safe``): the figures of the measured size with the most cells
+    not above this board's, scaled by its cells; None for a board smaller than every measured one.
+
+    >>> r = no_guess_reach(30, 16, "safe")
+    >>> r.measured, r.found < r.refused
+    ('30x16', True)
+    """
+    data = _reach_table()
+    sizes: dict[str, dict[str, dict[str, int | None]]] = data["sizes"]  # type: ignore[assignment]
+    rule = "safe" if rule == "none" else rule
+    cells = width * height
+    best: tuple[int, str] | None = None
+    for size, rules in sizes.items():
+        w, _, h = size.partition("x")
+        n = int(w) * int(h)
+        if rule in rules and n <= cells and (best is None or n > best[0]):
+            best = (n, size)
+    if best is None:
+        return None
+    n, size = best
+    row = sizes[size][rule]
+    refused, refused_to = row["refused"], row["refused_to"]
+    return Reach(
+        size,
+        rule,
+        math.floor((row["found"] or 0) * cells / n),
+        None if refused is None else math.ceil(refused * cells / n),
+        None if refused_to is None else math.floor(refused_to * cells / n),
+        float(data["budget_seconds"]),  # type: ignore[arg-type]
+    )
+
+
+def check_no_guess_reach(width: int, height: int, mines: int, rule: str, limit: Limit) -> None:
+    """Refuse at once (:class:`NoGuessOutOfReach`) a guess-free board that its budget cannot find:
+    as dense as those of which none was found in the measured time (from ``refused`` to
+    ``refused_to`` of :class:`Reach`), with a budget no longer than it (a longer budget, or none,
+    is never refused here)."""
+    reach = no_guess_reach(width, height, rule)
+    if reach is None or limit.seconds is None or limit.seconds > reach.seconds:
+        return
+    if reach.refused is None or reach.refused_to is None or not reach.refused <= mines <= reach.refused_to:
+        return
+    raise NoGuessOutOfReach(
+        f"no guess-free board with {mines} mines can be found in time: {reach.advice(width, height)}. "
+        f"Choose at most {reach.found} mines, or turn no guess off"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,20 +332,26 @@ def no_guess_layout(
             )
         if mode == "uniform":
             raise NoGuessTimeout(
-                f"no guess-free {width}x{height} board with {mines} mines found in {limit.seconds} s "
-                f"by uniform sampling; try fewer mines, a longer time limit, or the dense mode"
+                f"no guess-free {width}x{height} board with {mines} mines found in {limit.seconds:g} s "
+                f"by uniform sampling{_reach_note(width, height, rule)}; try fewer mines, a longer time "
+                "limit, or the dense mode"
             )
     steps = MIX_PER_MINE * mines if mix is None else mix
     found = _dense(width, height, mines, first, allowed, rng, certificate, deadline, steps)
     if found is None:
         raise NoGuessTimeout(
-            f"no guess-free {width}x{height} board with {mines} mines found in {limit.seconds} s; "
-            f"try fewer mines or a longer time limit"
+            f"no guess-free {width}x{height} board with {mines} mines found in {limit.seconds:g} s"
+            f"{_reach_note(width, height, rule)}; try fewer mines or a longer time limit"
         )
     layout, attempts = found
     return NoGuessBoard(
         width, height, layout, first, rule, certificate, "dense", attempts, time.perf_counter() - t0
     )
+
+
+def _reach_note(width: int, height: int, rule: str) -> str:
+    reach = no_guess_reach(width, height, rule)
+    return "" if reach is None else f" ({reach.advice(width, height)})"
 
 
 def _uniform(
@@ -265,6 +390,36 @@ def _dense(
 ) -> tuple[tuple[int, ...], int] | None:
     """Repair a uniform layout until guess-free, then ``mix`` steps of the swap chain."""
     cert = certifier(width, height, certificate)
+    attempts = 0
+    while True:
+        found = _repair(width, height, mines, first, allowed, rng, cert, deadline)
+        if found is None:
+            return None
+        layout, tries = found
+        attempts += tries
+        chained = _chain(set(allowed), layout, first, rng, cert, deadline, mix)
+        if chained is None:
+            return None
+        board, tries = chained
+        attempts += tries
+        if cert.guess_free(board, first):
+            return board, attempts
+        # (a swap kept as soon as its cells were known, where a component's count had stopped
+        # at the certifier's state cap: guess-free, but not by the certifier's proof; again)
+
+
+def _repair(
+    width: int,
+    height: int,
+    mines: int,
+    first: int,
+    allowed: list[int],
+    rng: random.Random,
+    cert: Certifier,
+    deadline: float | None,
+) -> tuple[set[int], int] | None:
+    """A uniform layout, repaired until guess-free (None past ``deadline``), and the
+    certifications it took."""
     nb = cert.nbs
     movable = set(allowed)
     layout = set(rng.sample(allowed, mines))
@@ -278,13 +433,16 @@ def _dense(
             continue
         st = cert.stall(layout, first)
         if st is None:
-            break
+            return layout, attempts
         # the covered cells at the stall: next to a number (the frontier) or away from every one
-        frontier = {c for c in range(width * height) if st[c] != OPEN and any(st[d] == OPEN for d in nb[c])}
+        near = bytearray(width * height)  # 1 next to an open cell
+        for c in range(width * height):
+            if st[c] == OPEN:
+                for d in nb[c]:
+                    near[d] = 1
+        frontier = {c for c in range(width * height) if st[c] != OPEN and near[c]}
         stuck_mines = sorted(c for c in frontier if c in layout)
-        away = [
-            c for c in movable if c not in layout and st[c] != OPEN and not any(st[d] == OPEN for d in nb[c])
-        ]
+        away = [c for c in movable if c not in layout and st[c] != OPEN and not near[c]]
         if not away:  # no room away from the frontier: anywhere covered and free
             away = [c for c in movable if c not in layout and st[c] != OPEN and c not in frontier]
         if not stuck_mines or not away:
@@ -295,20 +453,36 @@ def _dense(
         for m, to in zip(rng.sample(stuck_mines, k), rng.sample(away, k), strict=True):
             layout.discard(m)
             layout.add(to)
-    # the swap chain: propose swapping a mine and a free cell, keep it if still guess-free
+
+
+def _chain(
+    movable: set[int],
+    layout: set[int],
+    first: int,
+    rng: random.Random,
+    cert: Certifier,
+    deadline: float | None,
+    mix: int,
+) -> tuple[tuple[int, ...], int] | None:
+    """``mix`` steps of the swap chain from the guess-free ``layout`` (None past ``deadline``):
+    propose swapping a mine and a free cell, keep it if still guess-free. Each proposal's play is
+    taken up from the current layout's where the swap starts to show, and ends once the swapped
+    cells' surroundings are known (:meth:`~demine.analysis.certify.Certifier.swapped`)."""
     free = sorted(movable - layout)
     mined = sorted(layout)
-    for _ in range(mix if free else 0):  # (no free cell: nothing to swap)
+    if not mix or not free:  # (no free cell: nothing to swap)
+        return tuple(mined), 0
+    base = cert.trace(layout, first)
+    for _ in range(mix):
         if deadline is not None and time.perf_counter() > deadline:
             return None  # (stopping the chain early would make the board depend on the machine)
         i, j = rng.randrange(len(mined)), rng.randrange(len(free))
         m, f = mined[i], free[j]
-        trial = (layout - {m}) | {f}
-        attempts += 1
-        if cert.guess_free(trial, first):
-            layout = trial
+        trial = cert.swapped(base, m, f)
+        if trial.won:
+            base = trial
             mined[i], free[j] = f, m
-    return tuple(sorted(layout)), attempts
+    return tuple(sorted(mined)), mix
 
 
 def no_guess_game(

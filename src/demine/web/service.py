@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
+from demine.analysis.noguess import check_no_guess_reach
 from demine.engine.game import MOVE_KINDS, Game, Move
 from demine.engine.grid import PRESETS, RULES, check_mines
 from demine.engine.position import COVERED, FLAG, Position
@@ -46,7 +47,7 @@ from demine.web.hints import (
 from demine.web.limits import Busy, ServeLimits, TooManyRequests
 from demine.web.session import NO_GUESS_LIMIT, Session, _fixed, _guess_free, _new_game
 from demine.web.store import StaleGame, Store
-from demine.web.workers import GAME, Lane
+from demine.web.workers import GAME, PLACE, Lane
 
 T = TypeVar("T")
 
@@ -182,6 +183,10 @@ class Service(FinishedReads):
         check_mines(width, height, mines, rule)
         if no_guess not in (None, "complete", "local"):
             raise InputError(f"no_guess must be 'complete' or 'local', got {no_guess!r}")
+        if no_guess is not None:
+            # a board denser than any found in the first click's budget: refused now, not after
+            # that budget is spent in the slow lane
+            check_no_guess_reach(width, height, mines, rule, NO_GUESS_LIMIT)
         chosen = parse_seed(seed)
         game = _new_game(
             width, height, mines, rule, chosen if chosen is not None else secrets.randbits(64), no_guess
@@ -398,9 +403,19 @@ class Service(FinishedReads):
         board: tuple[int, ...] | None = None
         if unplaced:
             # a guess-free layout takes a while to find: found away from the event loop (in a
-            # worker when there are workers), then placed, unless another first click came first
+            # worker when there are workers), then placed, unless another first click came first;
+            # in the client's share of heavy work and not in the place kept for players' hints
             board = await self.compute(
-                _guess_free, g.width, g.height, g.mines, g.rule, cell, g.seed, g.no_guess, slow=True
+                _guess_free,
+                g.width,
+                g.height,
+                g.mines,
+                g.rule,
+                cell,
+                g.seed,
+                g.no_guess,
+                slow=True,
+                kind=PLACE,
             )
         # played and written in a thread, under the game's lock: the event loop goes on serving,
         # and the move is on disk before it is answered

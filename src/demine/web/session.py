@@ -13,7 +13,7 @@ from typing import Any
 
 from demine.analysis import Limit
 from demine.analysis.certify import Certificate
-from demine.analysis.noguess import no_guess_game, no_guess_layout
+from demine.analysis.noguess import NoGuessTimeout, no_guess_game, no_guess_layout, no_guess_reach
 from demine.engine.game import Game, Move
 from demine.engine.grid import default_start
 from demine.engine.position import COVERED, FLAG, Position
@@ -38,9 +38,19 @@ def _guess_free(
     """The guess-free layout a no-guess game places at its first click (what its placer would
     find: the same arguments, the same layout)."""
     cert: Certificate = "local" if certificate == "local" else "complete"
-    board = no_guess_layout(
-        width, height, mines, rule, first, seed=seed, certificate=cert, limit=NO_GUESS_LIMIT
-    )
+    try:
+        board = no_guess_layout(
+            width, height, mines, rule, first, seed=seed, certificate=cert, limit=NO_GUESS_LIMIT
+        )
+    except NoGuessTimeout:
+        # the library's advice names a longer time limit, which a player here cannot give
+        reach = no_guess_reach(width, height, rule)
+        found = "" if reach is None else f" ({reach.advice(width, height)})"
+        raise NoGuessTimeout(
+            f"no guess-free {width}x{height} board with {mines} mines was found in "
+            f"{NO_GUESS_LIMIT.seconds:g} s{found}. Click again for another try, or start a new game "
+            "with fewer mines or with no guess off"
+        ) from None
     return board.mine_cells
 
 

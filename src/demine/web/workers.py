@@ -10,12 +10,13 @@ on the work running and waiting.
   ``ServeLimits.heavy_per_client`` requests in it at once (429 past that).
 
 Each lane is **fair**: a free place goes to the most urgent kind of work waiting (a player's own
-game first, then analyses, then reviews: :data:`GAME`, :data:`ANALYSIS`, :data:`REVIEW`), and
+game first, then the placing of guess-free boards, then analyses, then reviews: :data:`GAME`,
+:data:`PLACE`, :data:`ANALYSIS`, :data:`REVIEW`), and
 within a kind to the client with the fewest calls running, then to the one served least recently
 (so clients take turns, however many calls each sends), then to the longest waiting. In the
-slow lane one place is kept for the players' games (``reserve``), so analyses and reviews, however
-many clients send them, never hold every place: a player's hints on a big board wait at most for
-another player's.
+slow lane one place is kept for the players' games (``reserve``), so guess-free boards, analyses
+and reviews, however many clients send them, never hold every place: a player's hints on a big
+board wait at most for another player's.
 
 Past a lane's queue the answer is 503 at once. With no worker processes (``workers=0``: tests,
 one-core machines) the work runs in the server's own process: slow work in a thread.
@@ -72,8 +73,9 @@ def _ready() -> bool:
     return True
 
 
-#: The kinds of work, most urgent first (a lower number is served first).
-GAME, ANALYSIS, REVIEW = 0, 1, 2
+#: The kinds of work, most urgent first (a lower number is served first). Only :data:`GAME` work
+#: (a player's hints) may take the slow lane's reserved place.
+GAME, PLACE, ANALYSIS, REVIEW = 0, 1, 2, 3
 
 
 class Lane:

@@ -165,8 +165,10 @@ export function setView(v, nav = "none") {
   $("hints-badge").hidden = !v.hints_used;
   const badge = $("no-guess-badge");
   badge.hidden = !v.no_guess;
-  badge.textContent = v.no_guess === "local"
-    ? "no guess needed (numbers alone)"
+  // until the first click has found its board, none is promised yet (a dense one may not be found)
+  badge.textContent = !v.no_guess ? ""
+    : v.moves === 0 && v.outcome === "playing" ? "no guess: the board is made at the first click"
+    : v.no_guess === "local" ? "no guess needed (numbers alone)"
     : "no guess needed (counting mines)";
   showEnd();
   tick();
@@ -214,13 +216,9 @@ export function queue(fn) {
   return play.busy;
 }
 
-// An error in words, with what to try when a no-guess board could not be made.
+// An error in words (the server's message says what can be found and what to try when a
+// no-guess board could not be made: nothing is added here, so the advice is given once).
 function explain(e) {
-  const v = play.view;
-  if (v && v.no_guess && v.moves === 0 && v.outcome === "playing") {
-    return `No guess-free board was found: ${e.message}. Try fewer mines or a bigger board, ` +
-      `"No guess: on (numbers alone)", or No guess off; then New game.`;
-  }
   return e.message;
 }
 
