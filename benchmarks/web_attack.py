@@ -13,18 +13,26 @@ Run: python benchmarks/web_attack.py [--tokens 150] [--src DIR]
   its ``-wal`` and ``-shm``.
 - **h11**: on ``--http h11``, the status of a request with both Content-Length and chunked
   encoding, of one with a folded Transfer-Encoding, and of one whose lines end in a bare LF.
+- **no-guess** (``--noguess-seconds``; a server with its default workers): 6 addresses make
+  no-guess 100x100 games with 5,000 mines and ask each one's first click, over and over, while a
+  player from another address plays a 40x40 game with hints on (its hints are the slow lane's):
+  the player's click before and during the flood (median / max), and what the flood's requests
+  got and how long they held.
 """
 
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
 import socket
 import stat
+import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -41,14 +49,24 @@ def _free_port() -> int:
 
 
 @contextmanager
-def _serve(folder: Path, src: str | None, *args: str) -> Iterator[tuple[str, int]]:
+def _serve(folder: Path, src: str | None, *args: str, workers: bool = False) -> Iterator[tuple[str, int]]:
     """``demine serve`` on a free port with its games under ``folder/data`` (made by serve, as the
-    default folder is), under umask 022; the URL and port."""
+    default folder is), under umask 022 (in one process, or with its default ``workers``); the
+    URL and port."""
     port = _free_port()
     env = {**os.environ, "XDG_DATA_HOME": str(folder / "data")}
     if src:
         env["PYTHONPATH"] = src
-    cmd = [sys.executable, "-m", "demine", "serve", "--port", str(port), "--workers", "0", *args]
+    cmd = [
+        sys.executable,
+        "-m",
+        "demine",
+        "serve",
+        "--port",
+        str(port),
+        *([] if workers else ["--workers", "0"]),
+        *args,
+    ]
     proc = subprocess.Popen(
         cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=lambda: os.umask(0o022)
     )
@@ -171,21 +189,107 @@ def framing(port: int) -> str:
     return ", ".join(out)
 
 
+def _from(port: int, source: str, path: str, body: Any = None) -> tuple[int, Any, float]:
+    """A request from the loopback address ``source``: its status, its JSON and its seconds."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120, source_address=(source, 0))
+    t0 = time.perf_counter()
+    try:
+        data = None if body is None else json.dumps(body)
+        conn.request("POST" if body is not None else "GET", path, data, {"content-type": "application/json"})
+        r = conn.getresponse()
+        out = json.loads(r.read() or b"null")
+        return r.status, out, time.perf_counter() - t0
+    finally:
+        conn.close()
+
+
+def noguess(port: int, seconds: float) -> str:
+    def clicks(gid: str, n: int, start: int) -> list[float]:
+        times = []
+        for k in range(start, start + n):
+            status, v, t = _from(
+                port,
+                "127.3.0.1",
+                f"/api/games/{gid}/moves?hints=1",
+                {"kind": "flag", "row": k // 40, "col": k % 40},
+            )
+            if status != 200:
+                raise SystemExit(f"the player's click got {status}: {v}")
+            times.append(t)
+            time.sleep(0.2)
+        return times
+
+    _, game, _ = _from(
+        port, "127.3.0.1", "/api/games", {"width": 40, "height": 40, "mines": 240, "rule": "safe"}
+    )
+    gid = game["id"]
+    _from(port, "127.3.0.1", f"/api/games/{gid}/moves", {"kind": "reveal", "row": 20, "col": 20})
+    alone = clicks(gid, 10, 0)
+    stop = time.monotonic() + seconds
+    got: list[tuple[int, float]] = []
+
+    def flood(k: int) -> None:
+        body = {"width": 100, "height": 100, "mines": 5000, "rule": "safe", "no_guess": "complete"}
+        while time.monotonic() < stop:
+            status, v, t = _from(port, f"127.3.1.{k}", "/api/games", body)
+            got.append((status, t))
+            if status == 200:
+                status, _, t = _from(
+                    port,
+                    f"127.3.1.{k}",
+                    f"/api/games/{v['id']}/moves",
+                    {"kind": "reveal", "row": 50, "col": 50},
+                )
+                got.append((status, t))
+            elif status == 429:
+                time.sleep(1)
+
+    threads = [threading.Thread(target=flood, args=(k + 1,)) for k in range(6)]
+    for t in threads:
+        t.start()
+    time.sleep(1)
+    during = clicks(gid, 20, 10)
+    for t in threads:
+        t.join()
+    statuses: dict[int, list[float]] = {}
+    for status, t in got:
+        statuses.setdefault(status, []).append(t)
+    flood_said = ", ".join(
+        f"{len(ts)} x {s} (median {statistics.median(ts):.2f} s)" for s, ts in sorted(statuses.items())
+    )
+
+    def ms(ts: list[float]) -> str:
+        return f"{1000 * statistics.median(ts):.0f} / {1000 * max(ts):.0f} ms"
+
+    return f"40x40 click median / max: alone {ms(alone)}, during {ms(during)}; flood: {flood_said}"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tokens", type=int, default=150, help="players made from one address (default 150)")
     ap.add_argument("--src", help="run the server from this source tree (its PYTHONPATH)")
+    ap.add_argument("--noguess-seconds", type=float, default=20.0, help="the no-guess flood's length")
+    ap.add_argument("--only", help="only these attacks (comma-separated names)")
     ns = ap.parse_args()
     rows = []
+    only = set(ns.only.split(",")) if ns.only else {"restart", "puzzle", "record", "files", "h11", "no-guess"}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         with _serve(folder, ns.src) as (url, _):
-            rows.append(("restart", restart(url)))
-            rows.append(("puzzle", puzzle(url, ns.tokens)))
-            rows.append(("record", record(url)))
-            rows.append(("files", files(folder)))
-        with _serve(folder / "h11", ns.src, "--http", "h11") as (_, port):
-            rows.append(("h11", framing(port)))
+            for name, attack in (
+                ("restart", lambda: restart(url)),
+                ("puzzle", lambda: puzzle(url, ns.tokens)),
+                ("record", lambda: record(url)),
+                ("files", lambda: files(folder)),
+            ):
+                if name in only:
+                    rows.append((name, attack()))
+        if "h11" in only:
+            with _serve(folder / "h11", ns.src, "--http", "h11") as (_, port):
+                rows.append(("h11", framing(port)))
+        if "no-guess" in only:
+            with _serve(folder / "noguess", ns.src, workers=True) as (_, port):
+                rows.append(("no-guess", noguess(port, ns.noguess_seconds)))
     print(f"server from {ns.src or 'this tree'}; load average {os.getloadavg()[0]:.2f}")
     for name, what in rows:
         print(f"{name:8} {what}")

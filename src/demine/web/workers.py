@@ -10,8 +10,8 @@ on the work running and waiting.
   ``ServeLimits.heavy_per_client`` requests in it at once (429 past that).
 
 Each lane is **fair**: a free place goes to the most urgent kind of work waiting (a player's own
-game first, then the placing of guess-free boards, then analyses, then reviews: :data:`GAME`,
-:data:`PLACE`, :data:`ANALYSIS`, :data:`REVIEW`), and
+game first, then analyses and the placing of guess-free boards, then reviews: :data:`GAME`,
+:data:`ANALYSIS` and :data:`PLACE`, :data:`REVIEW`), and
 within a kind to the client with the fewest calls running, then to the one served least recently
 (so clients take turns, however many calls each sends), then to the longest waiting. In the
 slow lane one place is kept for the players' games (``reserve``), so guess-free boards, analyses
@@ -74,8 +74,12 @@ def _ready() -> bool:
 
 
 #: The kinds of work, most urgent first (a lower number is served first). Only :data:`GAME` work
-#: (a player's hints) may take the slow lane's reserved place.
-GAME, PLACE, ANALYSIS, REVIEW = 0, 1, 2, 3
+#: (a player's hints) may take the slow lane's reserved place. Placing a guess-free board
+#: (:data:`PLACE`) ranks with analyses: between them the client with the fewest calls running goes
+#: first (ranked above them, six addresses asking for impossible boards starved every analysis:
+#: 1 answered in 30 s against 50-128, ``benchmarks/web_load.py --abuse``).
+GAME, ANALYSIS, REVIEW = 0, 1, 2
+PLACE = ANALYSIS
 
 
 class Lane:
