@@ -163,7 +163,12 @@ def main() -> None:
     ap.add_argument("--stop", type=int, default=2, help="counts in a row with nothing found that end a climb")
     ap.add_argument("--spot-top", type=float, default=90.0, help="the densest try past a climb, %%")
     ap.add_argument("--record", help="a JSON-lines file of every try (resumable)")
-    ap.add_argument("--ship", action="store_true", help="write the shipped table from the record")
+    ap.add_argument(
+        "--ship",
+        nargs="?",
+        const=str(SHIP),
+        help="write the shipped table from the record (to FILE: elsewhere)",
+    )
     ns = ap.parse_args()
     done: Tries = {}
     if ns.record and os.path.exists(ns.record):
@@ -180,8 +185,8 @@ def main() -> None:
     if ns.ship:  # (from every try of the record at this budget, whatever climb made it)
         every = {**done, **{(r["size"], r["rule"], r["mines"], r["seed"]): r for r in rows}}
         data = ship(list(every.values()), ns)
-        SHIP.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-        print(f"wrote {SHIP}")
+        Path(ns.ship).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {ns.ship}")
 
 
 if __name__ == "__main__":

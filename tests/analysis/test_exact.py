@@ -706,3 +706,14 @@ def test_the_totals_are_kept_by_their_arguments() -> None:
         assert off_weights(list(pre[-1]), n_off, left) == (-1, -1)
         totals._OFF.clear()
         assert off_weights(pre[-1], n_off, left + 1)[1] == layouts(polys, n_off, left + 1)
+
+
+def test_without_a_count_the_lowest_chance_is_a_covered_cells_when_none_is_off_the_frontier() -> None:
+    # every covered cell touches the 1 (no cell off the frontier): the default density is no
+    # cell's chance, and once was taken for the lowest, with no cell at it (safest() empty)
+    a = analyze(Position.from_text("3x1\nH1H"))
+    assert a.min_probability() == Fraction(1, 2)
+    assert a.safest() == [0, 2]
+    # with a cell off the frontier the density is its chance, as before
+    b = analyze(Position.from_text("4x1\nH1HH"))
+    assert b.safest() == [3] and b.min_probability() == Fraction(1, 5)

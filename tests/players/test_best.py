@@ -869,3 +869,13 @@ def test_safest_cells_are_the_first_of_the_full_sort(seed: int) -> None:
             (Fraction(*nd), k, c) for nd, k, c in full[:inner]
         ]
         assert all(nd is dict(front_item[::-1] for front_item in front)[c] for nd, _, c in got)
+
+
+@pytest.mark.parametrize("text", ["2x1\n1H", "2x1x1\n1H", "3x2\n1H1\n111"])
+def test_a_position_whose_covered_cells_are_all_proven_mines_has_no_move(text: str) -> None:
+    # (with the count, best once returned a reveal of a certain mine; without it an IndexError)
+    from demine.errors import IllegalMove
+    from demine.players.best import best_move
+
+    with pytest.raises(IllegalMove, match="every covered cell is a proven mine"):
+        best_move(Position.from_text(text))

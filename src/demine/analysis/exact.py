@@ -331,7 +331,11 @@ class Gathered:
             self.values.append(zero)
 
     def assign(self, cells: Sequence[int], nd: Ratio) -> None:
-        """Gives ``cells`` the chance ``nd`` (numerator, denominator)."""
+        """Gives ``cells`` the chance ``nd`` (numerator, denominator); no cells, no value (the
+        lowest chance is a chance some cell has: without a mine count, the off-frontier density
+        of a board with no cell off the frontier is nobody's)."""
+        if not cells:
+            return
         if len(cells) > 8:
             self.prob.update(dict.fromkeys(cells, nd))
         else:  # most boxes: a few cells (no dict made)

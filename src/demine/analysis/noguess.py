@@ -153,9 +153,11 @@ def no_guess_reach(width: int, height: int, rule: str) -> Reach | None:
     ``rule`` (``none`` is read as ``safe``): the figures of the measured size with the most cells
     not above this board's, scaled by its cells; None for a board smaller than every measured one.
 
-    >>> r = no_guess_reach(30, 16, "safe")
-    >>> r.measured, r.found < r.refused
-    ('30x16', True)
+    >>> no_guess_reach(30, 16, "safe").refused is None  # found at every density tried
+    True
+    >>> r = no_guess_reach(50, 50, "safe")  # 40x40's figures, scaled
+    >>> r.measured, r.found < r.refused <= r.refused_to < 50 * 50
+    ('40x40', True)
     """
     data = _reach_table()
     sizes: dict[str, dict[str, dict[str, int | None]]] = data["sizes"]  # type: ignore[assignment]

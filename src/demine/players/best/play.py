@@ -78,7 +78,7 @@ def best_move(
     components' counts of ``analysis``'s count (the look-ahead starts from them: speed only).
 
     Raises :class:`~demine.errors.InconsistentPosition` for an impossible position and
-    ``IllegalMove`` when no covered cell is left.
+    ``IllegalMove`` when no covered cell is left, or every covered one is a proven mine.
     """
     limit = limit or DEFAULT_LIMIT
     t0 = time.perf_counter()
@@ -86,6 +86,8 @@ def best_move(
     states = position.states
     if not any(states[c] == COVERED for c in a.unknown):  # (no list kept through the search)
         raise IllegalMove("no covered cell left to open")
+    if not a.safe and all(c in a.mines for c in a.unknown if states[c] == COVERED):
+        raise IllegalMove("every covered cell is a proven mine: nothing is left to open")
     if a.safe:
         c = min(a.safe)
         return BestMove(Move("reveal", c), "safe", 0.0, win_probability=None)
