@@ -463,6 +463,11 @@ def main() -> int:
     ap.add_argument("--smart", type=int, default=0, help="reveals of proven safe cells before random ones")
     ap.add_argument("--seed", type=int, default=10, help="the random games' first seed")
     ap.add_argument("--prefix", default="", help="before each random game's name")
+    ap.add_argument(
+        "--mines",
+        help="instead of the usual games, one game of each of these mine counts (comma-separated; "
+        "xdemineur's -m: dense boards show the numbers 5 to 8)",
+    )
     ns = ap.parse_args()
     out = Path(ns.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -488,7 +493,8 @@ def main() -> int:
                     tatham(display, out, f"train-tatham-{i}-{end}", size, tile, seed, end, opened=0.6)
         for program in ("xdemineur", "gnome", "kmines"):
             if program in only:
-                for k, extra in enumerate(GAMES[program]):
+                plays = GAMES[program] if not ns.mines else [["-m", m] for m in ns.mines.split(",")]
+                for k, extra in enumerate(plays):
                     random_game(
                         display, out, f"{ns.prefix}{program}-{k}", program, extra, ns.seed + k, ns.smart
                     )

@@ -1,12 +1,14 @@
 """Learn a skin's templates from screenshots with their truth, for demine.screen's reader.
 
-    python benchmarks/screen_templates.py SKIN SHOTS_DIR [--out src/demine/screen/skins]
+    python benchmarks/screen_templates.py SKIN SHOTS_DIR [--out src/demine/screen/skins] [--extend]
 
 Every ``*.png`` in SHOTS_DIR whose ``.json`` names the program SKIN is read for its grid (the
 grid finder must find the size the truth says), each cell cut to a tile and labelled from the
 truth; the tiles of a label are grouped (:func:`demine.screen.tiles.learn`) and written as the
 skin's atlas. Make the screenshots with ``benchmarks/screen_shots.py`` (other seeds than the
-test data's, so the tests read boards the templates were not learned from).
+test data's, so the tests read boards the templates were not learned from). ``--extend`` learns
+from the shipped skin's templates too (each as one tile of its label): new screenshots add the
+looks they show (xdemineur's 5 to 8 from dense boards) and keep the others.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import numpy as np
 from PIL import Image
 
 from demine.screen.grid import Grid, Lattice, find_grid
-from demine.screen.tiles import cut_tiles, learn
+from demine.screen.tiles import TILE, cut_tiles, learn, skins
 from demine.screen.truth import load_truth, truth_labels
 
 
@@ -29,9 +31,18 @@ def main() -> int:
     ap.add_argument("shots", nargs="+")
     ap.add_argument("--out", default="src/demine/screen/skins")
     ap.add_argument("--merge", type=float, default=6.0)
+    ap.add_argument("--extend", action="store_true", help="keep the shipped skin's templates as samples")
     ns = ap.parse_args()
     samples = []
     used = []
+    if ns.extend:
+        shipped = next((s for s in skins() if s.name == ns.skin), None)
+        if shipped is None:
+            raise SystemExit(f"no shipped skin {ns.skin!r} to extend")
+        samples += [
+            (t.reshape(TILE, TILE, 3), lab) for t, lab in zip(shipped.templates, shipped.labels, strict=True)
+        ]
+        used.append(f"the shipped {ns.skin} templates ({len(shipped.labels)})")
     for folder in ns.shots:
         for png in sorted(Path(folder).glob("*.png")):
             if not png.with_suffix(".json").exists():
