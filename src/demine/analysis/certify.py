@@ -197,7 +197,8 @@ class Certifier:
 
     def swapped(self, base: Trace, out: int, to: int) -> Trace:
         """The :class:`Trace` of ``base``'s layout with the mine at ``out`` moved to the free cell
-        ``to``: the same verdict, the same trace, as :meth:`trace` of that layout.
+        ``to``: the same verdict as :meth:`trace` of that layout, and the start of its trace (all
+        of it, unless the play stopped early, below).
 
         A deduction reads only the numbers of opened cells, so the swapped layout's play is the
         base's, step for step, until the base opens a cell whose number the swap changes (or
