@@ -331,11 +331,7 @@ class Gathered:
             self.values.append(zero)
 
     def assign(self, cells: Sequence[int], nd: Ratio) -> None:
-        """Gives ``cells`` the chance ``nd`` (numerator, denominator); no cells, no value (the
-        lowest chance is a chance some cell has: without a mine count, the off-frontier density
-        of a board with no cell off the frontier is nobody's)."""
-        if not cells:
-            return
+        """Gives ``cells`` the chance ``nd`` (numerator, denominator)."""
         if len(cells) > 8:
             self.prob.update(dict.fromkeys(cells, nd))
         else:  # most boxes: a few cells (no dict made)
@@ -420,7 +416,8 @@ def _solve(
             solutions *= sum(cnt.W)
             for b, cells in enumerate(cnt.comp.boxes):
                 g.assign(cells, (M[b], len(cells) * Z))
-        g.assign(off, (a, d))
+        if n_off:  # (as with a total: no cell off the frontier, no value; the lowest is some cell's)
+            g.assign(off, (a, d))
     else:
         polys = [cnt.W for cnt in counted]
         pre = prefix_products(polys, deadline)
