@@ -335,7 +335,7 @@ def no_guess_layout(
         if mode == "uniform":
             raise NoGuessTimeout(
                 f"no guess-free {width}x{height} board with {mines} mines found in {limit.seconds:g} s "
-                f"by uniform sampling{_reach_note(width, height, rule)}; try fewer mines, a longer time "
+                f"by uniform sampling{reach_note(width, height, rule)}; try fewer mines, a longer time "
                 "limit, or the dense mode"
             )
     steps = MIX_PER_MINE * mines if mix is None else mix
@@ -343,7 +343,7 @@ def no_guess_layout(
     if found is None:
         raise NoGuessTimeout(
             f"no guess-free {width}x{height} board with {mines} mines found in {limit.seconds:g} s"
-            f"{_reach_note(width, height, rule)}; try fewer mines or a longer time limit"
+            f"{reach_note(width, height, rule)}; try fewer mines or a longer time limit"
         )
     layout, attempts = found
     return NoGuessBoard(
@@ -351,7 +351,9 @@ def no_guess_layout(
     )
 
 
-def _reach_note(width: int, height: int, rule: str) -> str:
+def reach_note(width: int, height: int, rule: str) -> str:
+    """What :func:`no_guess_reach` says of the board, in brackets after a space, for the end of a
+    message ('' for a board smaller than every measured one)."""
     reach = no_guess_reach(width, height, rule)
     return "" if reach is None else f" ({reach.advice(width, height)})"
 

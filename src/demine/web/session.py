@@ -13,7 +13,7 @@ from typing import Any
 
 from demine.analysis import Limit
 from demine.analysis.certify import Certificate
-from demine.analysis.noguess import NoGuessTimeout, no_guess_game, no_guess_layout, no_guess_reach
+from demine.analysis.noguess import NoGuessTimeout, no_guess_game, no_guess_layout, reach_note
 from demine.engine.game import Game, Move
 from demine.engine.grid import default_start
 from demine.engine.position import COVERED, FLAG, Position
@@ -44,12 +44,10 @@ def _guess_free(
         )
     except NoGuessTimeout:
         # the library's advice names a longer time limit, which a player here cannot give
-        reach = no_guess_reach(width, height, rule)
-        found = "" if reach is None else f" ({reach.advice(width, height)})"
         raise NoGuessTimeout(
             f"no guess-free {width}x{height} board with {mines} mines was found in "
-            f"{NO_GUESS_LIMIT.seconds:g} s{found}. Click again for another try, or start a new game "
-            "with fewer mines or with no guess off"
+            f"{NO_GUESS_LIMIT.seconds:g} s{reach_note(width, height, rule)}. Click again for another "
+            "try, or start a new game with fewer mines or with no guess off"
         ) from None
     return board.mine_cells
 
