@@ -160,7 +160,8 @@ def test_protocol_errors_come_in_the_error_shape_and_serve_prints_its_options(tm
             assert set(error) == {"error"} and "HTTP" in error["error"], what
         assert _call(url + "/api/games", {"preset": "beginner"})[0] == 200  # still serving
         proc.terminate()
-        out = proc.communicate(timeout=15)[0].decode()
+        # (serve wraps its notes at 80 columns, where the folder's path falls: words, not lines)
+        out = " ".join(proc.communicate(timeout=15)[0].decode().split())
     assert "unfinished games expire after 2 days without a move, finished ones after 0.5 days" in out
     assert "kept under 100 MiB" in out and "memory for games 32 MiB" in out
 
