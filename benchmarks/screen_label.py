@@ -26,6 +26,7 @@ from PIL import Image, ImageDraw
 
 from demine.engine.game import Game
 from demine.engine.position import COVERED, FLAG
+from demine.errors import IllegalMove
 from demine.screen.grid import Grid, Lattice
 from demine.screen.tiles import TILE, _soft, cut_tiles
 
@@ -162,7 +163,10 @@ def check(rec: dict, labels: list[list[str]]) -> str | None:
     layout = layout_of(final, rec)
     if not layout:
         return "the last screenshot shows no mine (the game did not end in a loss)"
-    states = replay(rec, layout, labels[0])
+    try:
+        states = replay(rec, layout, labels[0])
+    except IllegalMove as e:  # a game that was not lost (a won KMines board flags its mines)
+        return f"its moves do not play on the layout its last screenshot shows ({e})"
     w = rec["width"]
     for k, (ls, g) in enumerate(zip(labels, states, strict=True)):
         p = g.position()
@@ -188,7 +192,10 @@ def check(rec: dict, labels: list[list[str]]) -> str | None:
 def write_truth(folder: Path, rec: dict, labels: list[list[str]]) -> None:
     layout = layout_of(labels[-1], rec)
     assert layout is not None
-    states = replay(rec, layout, labels[0])
+    try:
+        states = replay(rec, layout, labels[0])
+    except IllegalMove as e:  # a game that was not lost (a won KMines board flags its mines)
+        return f"its moves do not play on the layout its last screenshot shows ({e})"
     w = rec["width"]
     for k, (shot, g) in enumerate(zip(rec["shots"], states, strict=True)):
         p = g.position()

@@ -54,7 +54,7 @@ def _games(display: str, ns: argparse.Namespace, program: Any) -> Iterator[tuple
                 yield LiveWindow(conn, run.window.id), layout
         return
     with launch(program, display, width, height, mines, tile=ns.tile) as run, connect(display) as conn:
-        window = LiveWindow(conn, run.window.id)
+        window = LiveWindow(conn, run.window.id, unobscured=program.dialogs is not None)
         for _ in range(ns.games):
             yield window, None
 

@@ -278,7 +278,15 @@ def tatham(
 GAMES: dict[str, list[list[str]]] = {
     "xdemineur": [[], ["-m", "60"], [], ["-m", "130"], []],
     "gnome": [["--small"], ["--medium"], ["--small"], ["--medium"]],
-    "kmines": [[], [], []],
+    # KMines: the board (WxHxM) and the cells' size (its settings file and window, not arguments)
+    "kmines": [
+        ["9x9x10", "30"],
+        ["16x16x40", "24"],
+        ["30x16x99", "20"],
+        ["30x16x99", "36"],
+        ["16x16x40", "44"],
+        ["30x16x99", "28"],
+    ],
 }
 #: How each program with a layout of its own is started: argv, environment, how its window is
 #: found, and its board size when it is given at the start.
@@ -309,13 +317,16 @@ def tiles_of(img: np.ndarray, grid) -> np.ndarray:
     return _soft(t.reshape(-1, *t.shape[2:]))
 
 
-def _trim_to_covered(img: np.ndarray, grid, covered: np.ndarray):
-    """The grid less outer rows and columns with no cell like ``covered`` (a start's board is
-    all covered, so a column found beside it is something else)."""
+def _trim_to_covered(img: np.ndarray, grid, covered: np.ndarray, near: float = 12):
+    """The grid less outer rows and columns with no cell like ``covered`` (within ``near``, an
+    RMS distance: a start's board is all covered, so a column found beside it is something
+    else)."""
     from demine.screen.grid import Grid, Lattice
 
     width, height = grid.x.count, grid.y.count
-    like = (np.sqrt(((tiles_of(img, grid) - covered) ** 2).mean(axis=(1, 2, 3))) < 12).reshape(height, width)
+    like = (np.sqrt(((tiles_of(img, grid) - covered) ** 2).mean(axis=(1, 2, 3))) < near).reshape(
+        height, width
+    )
     r0, r1, c0, c1 = 0, height, 0, width
     while not like[r0, c0:c1].any():
         r0 += 1
@@ -331,6 +342,18 @@ def _trim_to_covered(img: np.ndarray, grid, covered: np.ndarray):
         Lattice(y.start + r0 * y.period, y.period, r1 - r0, y.score),
     )
     return new, c1 - c0, r1 - r0
+
+
+def _kmines_exploded(img: np.ndarray, grid) -> bool:
+    """Whether KMines shows its exploded mine (an orange cell) on the board."""
+    x0, y0 = int(grid.x.start), int(grid.y.start)
+    x1, y1 = (
+        int(grid.x.start + grid.x.period * grid.x.count),
+        int(grid.y.start + grid.y.period * grid.y.count),
+    )
+    part = img[y0:y1, x0:x1].astype(np.int16)
+    orange = (part[..., 0] > 220) & (part[..., 1] > 150) & (part[..., 1] < 215) & (part[..., 2] < 120)
+    return int(orange.sum()) > 0.2 * grid.x.period * grid.y.period
 
 
 def _logic(img: np.ndarray, program: str, width: int, height: int) -> tuple[list[int], list[int]]:
@@ -371,7 +394,21 @@ def random_game(
     flags (on proven mines when known) and question marks now and then. The truth comes later,
     from the last screenshot's mines (benchmarks/screen_label.py)."""
     argv, env, find = PROGRAMS[program]
+    config = None
+    if program == "kmines":  # KMines takes its level from its settings file
+        from demine.screen.programs import kmines_config, kmines_window
+
+        board_text = extra[0]
+        (cols, rows, count), tile = (int(v) for v in board_text.split("x")), int(extra[1])
+        config = tempfile.TemporaryDirectory(prefix="kmines-")
+        (Path(config.name) / "kminesrc").write_text(kmines_config(cols, rows, count))
+        env = {**env, "XDG_CONFIG_HOME": config.name}
+        extra = []
     prog = Program(display, [*argv, *extra], env, find)
+    if config is not None:
+        w, h = kmines_window(cols, rows, tile)
+        subprocess.run(["xdotool", "windowsize", prog.window, str(w), str(h)], env=prog.env, check=True)
+        time.sleep(1.0)
     try:
         prog.move_away()
         img = prog.grab()
@@ -379,13 +416,15 @@ def random_game(
         assert grid is not None, f"{program}: no grid"
         width, height = grid.x.count, grid.y.count
         covered = np.median(tiles_of(img, grid), axis=0)
-        grid, width, height = _trim_to_covered(img, grid, covered)
+        # KMines' last row and column hold its dark frame where other cells hold a light gap
+        near = 20 if program == "kmines" else 12
+        grid, width, height = _trim_to_covered(img, grid, covered, near)
 
         def board(img: np.ndarray) -> np.ndarray:
             return tiles_of(img, grid)
 
         def is_covered(tiles: np.ndarray) -> np.ndarray:
-            return np.sqrt(((tiles - covered) ** 2).mean(axis=(1, 2, 3))) < 12
+            return np.sqrt(((tiles - covered) ** 2).mean(axis=(1, 2, 3))) < near
 
         rng = random.Random(seed)
         moves: list[list] = []
@@ -420,6 +459,18 @@ def random_game(
                 prog.click(*centre(grid, c, width), button=1 if kind == "reveal" else 3)
             prog.move_away()
             new = prog.grab()
+            lost = program == "kmines" and _kmines_exploded(new, grid)
+            if lost:
+                # KMines shows "You have lost." over the board for about 5 s (longer on a busy
+                # machine), fading out: the picture once it stops changing
+                time.sleep(4)
+                new = prog.grab()
+                for _ in range(20):
+                    time.sleep(1)
+                    again = prog.grab()
+                    if np.array_equal(again, new):
+                        break
+                    new = again
             new_board = board(new)
             changed = float(np.abs(new_board - now).max()) > 40
             if not changed:  # a lost game's board takes no more moves
@@ -437,12 +488,11 @@ def random_game(
             shot = f"{name}-{len(moves):02d}.png"
             Image.fromarray(img).save(out / shot, optimize=True)
             shots.append(shot)
-        if program == "kmines":  # its "You have lost." box fades out
-            time.sleep(4)
-            Image.fromarray(prog.grab()).save(out / shots[-1], optimize=True)
+            if lost:
+                break
         record = {
             "program": program,
-            "argv": [*argv, *extra],
+            "argv": [*argv, *extra] if config is None else [*argv, f"board {board_text}", f"{tile} px cells"],
             "width": width,
             "height": height,
             "moves": moves,
@@ -453,6 +503,8 @@ def random_game(
         print(name, f"{width}x{height}", len(moves), "moves", file=sys.stderr)
     finally:
         prog.stop()
+        if config is not None:
+            config.cleanup()
 
 
 def main() -> int:
@@ -493,7 +545,11 @@ def main() -> int:
                     tatham(display, out, f"train-tatham-{i}-{end}", size, tile, seed, end, opened=0.6)
         for program in ("xdemineur", "gnome", "kmines"):
             if program in only:
-                plays = GAMES[program] if not ns.mines else [["-m", m] for m in ns.mines.split(",")]
+                plays = GAMES[program]
+                if ns.mines and program == "kmines":  # a custom board of each count, 16x16 at 30 px
+                    plays = [[f"16x16x{m}", "30"] for m in ns.mines.split(",")]
+                elif ns.mines:
+                    plays = [["-m", m] for m in ns.mines.split(",")]
                 for k, extra in enumerate(plays):
                     random_game(
                         display, out, f"{ns.prefix}{program}-{k}", program, extra, ns.seed + k, ns.smart

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from demine.engine.game import Game
+from demine.engine.position import COVERED
 from tests.screen.conftest import need_program
 
 np = pytest.importorskip("numpy")
@@ -208,6 +209,35 @@ def test_kmines_is_found_by_its_net_wm_name_and_ctrl_n_starts_a_new_game(xdispla
         again = conn.grab(info.box)
         board = (slice(info.height // 4, 3 * info.height // 4), slice(info.width // 3, 2 * info.width // 3))
         assert (again[board] == fresh[board]).all(), "ctrl+n did not bring back a fresh board"
+
+
+@pytest.mark.parametrize(("size", "tile"), [((16, 16, 40), 24), ((12, 8, 30), 30)])
+def test_kmines_opens_at_the_size_asked_with_the_cells_asked(
+    xdisplay: str, size: tuple[int, int, int], tile: int
+) -> None:
+    """A standard level (KMines reads it from the group KgDifficulty: under General it played
+    Easy whatever was asked) and a custom board, read by the reader at about the cell size asked."""
+    need_program("kmines")
+    from demine.screen.read import read_board
+
+    width, height, mines = size
+    with (
+        launch(PROGRAMS["kmines"], xdisplay, width, height, mines, tile=tile) as run,
+        connect(xdisplay) as conn,
+    ):
+        time.sleep(1.0)
+        read = read_board(conn.grab(conn.window(run.window.id).box), skin="kmines")
+        assert (read.width, read.height) == (width, height)
+        assert abs(read.cell_w - tile) <= 3
+        assert set(read.position.states) == {COVERED}
+
+
+def test_kmines_refuses_a_board_it_cannot_play() -> None:
+    kmines = PROGRAMS["kmines"]
+    with pytest.raises(ScreenError, match="at least 5 and at most 50 cells each way, not 60x10"):
+        kmines.check_size(60, 10, 20)
+    with pytest.raises(ScreenError, match="10 cells free of mines: 9x9 takes at most 71 mines, not 75"):
+        kmines.check_size(9, 9, 75)
 
 
 def test_gnome_mines_opens_at_its_size_sized_for_the_tile_asked(xdisplay: str) -> None:

@@ -204,7 +204,7 @@ def cmd_play(ns: argparse.Namespace) -> int:
     out = open(ns.record, "a", encoding="utf-8") if ns.record else None  # noqa: SIM115
     try:
         with _ended_cleanly(), _window(ns) as (conn, program, info), key_pressed() as pressed:
-            window = LiveWindow(conn, info.id)
+            window = LiveWindow(conn, info.id, unobscured=program.dialogs is not None)
             try:
                 shown = _first_read(window, reader, mines, program)
                 for index in range(ns.games):

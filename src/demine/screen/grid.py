@@ -196,12 +196,20 @@ def _widest(
     profile: NDArray[np.float64], lat: Lattice, top: float, max_period: float, cache: _Maxes
 ) -> Lattice:
     """A comb whose every second or third tooth alone keeps most of its mass is that multiple
-    (the true period's comb keeps a half or a third: its teeth are alike)."""
+    (the true period's comb keeps a half or a third: its teeth are alike). The multiple is
+    weighed within the comb's own span: past it, a wider comb's teeth may reach strong edges
+    that are not the board's (KMines' window edge and frame beside 25 px cells made a 50 px comb
+    of the frame and every other cell)."""
     while True:
+        lo = max(0, int(np.floor(lat.start - lat.period / 2)))
+        hi = min(len(profile), int(np.ceil(lat.start + lat.period * (lat.count + 0.5))) + 1)
+        inside = np.zeros_like(profile)
+        inside[lo:hi] = profile[lo:hi]
+        inside_cache: _Maxes = {}
         for mult in (2, 3):
             if lat.period * mult > max_period:
                 continue
-            wider = _comb(profile, lat.period * mult, top, cache)
+            wider = _comb(inside, lat.period * mult, top, inside_cache)
             if wider is not None and wider.score >= 0.6 * lat.score:
                 lat = wider
                 break
@@ -361,15 +369,36 @@ def find_grids(rgb: NDArray[np.uint8], limit: int = 3, regions: bool = True) -> 
             g = _alternate(sub_vx, sub_hy, axis, lat)
             if g is None or not MAX_ASPECT**-1 <= g.x.period / g.y.period <= MAX_ASPECT:  # square cells
                 continue
-            g = Grid(
-                Lattice(g.x.start + x0, g.x.period, g.x.count, g.x.score),
-                Lattice(g.y.start + y0, g.y.period, g.y.count, g.y.score),
-            )
+            gx = _within(Lattice(g.x.start + x0, g.x.period, g.x.count, g.x.score), vx.shape[1] + 1)
+            gy = _within(Lattice(g.y.start + y0, g.y.period, g.y.count, g.y.score), hy.shape[0] + 1)
+            if gx is None or gy is None:
+                continue
+            g = Grid(gx, gy)
             if all(g.box != o.box for o in found):
                 found.append(g)
     found.sort(key=lambda g: -(g.x.score + g.y.score))
     out = found[:limit]
     return out
+
+
+def _within(lat: Lattice, size: int) -> Lattice | None:
+    """``lat`` less the cells that run past the image's edge (0 to ``size`` px, half a pixel of
+    slack): a lattice of a page's rows of controls may start a pixel or two above the image, and
+    its cells cannot be cut there. None when fewer than ``MIN_CELLS`` are left."""
+    start, count = lat.start, lat.count
+    while count and start < -0.5:
+        start += lat.period
+        count -= 1
+    while count and start + count * lat.period > size + 0.5:
+        count -= 1
+    # within the slack: moved in by that fraction of a pixel
+    start = max(start, 0.0)
+    start = max(0.0, start - max(0.0, start + count * lat.period - size))
+    if count < MIN_CELLS or start + count * lat.period > size:
+        return None
+    if (start, count) == (lat.start, lat.count):
+        return lat
+    return Lattice(start, lat.period, count, lat.score)
 
 
 def _regions(

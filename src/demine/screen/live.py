@@ -422,6 +422,8 @@ def _grab(window: Window) -> tuple[Any, float]:
 def new_game(window: Window, program: Program, read: BoardView | None, settings: PlaySettings) -> None:
     """Start a new game the program's own way (its key, or a click on its face), and wait for
     the window to show it."""
+    if program.dialogs is not None and isinstance(window, LiveWindow):
+        close_dialogs(window, program.dialogs)
     before = window.grab()
     if program.new_game == "face":
         face = None if read is None else read.face
@@ -433,6 +435,19 @@ def new_game(window: Window, program: Program, read: BoardView | None, settings:
     else:
         window.key(program.new_game.removeprefix("key:"))
     settle(window, before, settings)
+
+
+def close_dialogs(window: LiveWindow, suffix: str) -> int:
+    """Close (Escape) the windows other than ``window`` whose names end with ``suffix``: the
+    program's own windows over its board at a game's end. How many there were."""
+    closed = 0
+    for info in window.conn.windows():
+        if info.id != window.id and (info.name or "").endswith(suffix):
+            window.conn.key(info.id, "Escape")
+            closed += 1
+    if closed:
+        time.sleep(0.3)
+    return closed
 
 
 def percentile(values: list[float], q: float) -> float | None:

@@ -91,9 +91,16 @@ class Program:
     chord: str | None
     """The button that chords on a number (``left``, ``middle``), or None."""
     sizes: tuple[tuple[int, int, int], ...] = ()
-    """The only sizes it can be started at (empty: any size, within ``min_width``)."""
+    """The only sizes it can be started at (empty: any size, within ``min_width`` and
+    ``max_side``)."""
     min_width: int = 1
     """The fewest columns it plays."""
+    max_side: int | None = None
+    """The most columns and rows it plays (None: no limit but the screen's)."""
+    min_side: int = 1
+    """The fewest rows (and columns) it plays."""
+    free_cells: int = 1
+    """The fewest cells without a mine it allows."""
     bus: bool = False
     """Whether it needs a D-Bus session of its own."""
     tile_sizes: tuple[int, int] = (10, 80)
@@ -103,6 +110,10 @@ class Program:
     face: tuple[float, int] | None = None
     """Where its face is when the reader finds none: across (a share of the window's width) and
     down (px from the window's top)."""
+    dialogs: str | None = None
+    """The end of the names of windows it opens over the board when a game ends (KMines: its
+    high scores at a win, "... — KMines"), or None. Its board is then grabbed from its own
+    window's pixels (Composite), and such windows are closed (Escape) before a new game."""
     page: str | None = None
     """For a web page shown in Chromium: ``demine`` (demine's own page, served by ``demine
     serve``) or ``jsm`` (JSMinesweeper's page, a file: :func:`launch`'s ``url``)."""
@@ -144,6 +155,19 @@ class Program:
             raise ScreenError(f"{self.title} plays {shown} only, not {width}x{height}x{mines}")
         if width < self.min_width:
             raise ScreenError(f"{self.title} needs {self.min_width} columns or more, not {width}")
+        if min(width, height) < self.min_side or (
+            self.max_side is not None and max(width, height) > self.max_side
+        ):
+            most = "" if self.max_side is None else f" and at most {self.max_side}"
+            raise ScreenError(
+                f"{self.title} plays boards of at least {self.min_side}{most} cells each way, "
+                f"not {width}x{height}"
+            )
+        if width * height - mines < self.free_cells:
+            raise ScreenError(
+                f"{self.title} leaves at least {self.free_cells} cells free of mines: "
+                f"{width}x{height} takes at most {width * height - self.free_cells} mines, not {mines}"
+            )
 
 
 PROGRAMS: dict[str, Program] = {
@@ -200,9 +224,12 @@ PROGRAMS: dict[str, Program] = {
             window_name="KMines",
             window_class=None,
             new_game="key:ctrl+n",
-            first_click="safe",
+            first_click="opening",  # no mine on the first cell clicked nor around it
             chord="middle",
-            sizes=((9, 9, 10), (16, 16, 40), (30, 16, 99)),
+            max_side=50,
+            min_side=5,
+            free_cells=10,
+            dialogs=" — KMines",
             bus=True,
             extra_env={"NO_AT_BRIDGE": "1", "QT_ACCESSIBILITY": "0"},
         ),
@@ -276,7 +303,7 @@ class Launched:
         return self.process.poll() is None
 
 
-def _settings(program: Program, folder: Path, width: int, height: int, tile: int | None) -> None:
+def _settings(program: Program, folder: Path, width: int, height: int, mines: int, tile: int | None) -> None:
     """Write the program's settings into its temporary folder."""
     config = folder / "config"
     config.mkdir(exist_ok=True)
@@ -291,8 +318,27 @@ def _settings(program: Program, folder: Path, width: int, height: int, tile: int
             "use-animations=false\nuse-question-marks=false\n"
         )
     elif program.name == "kmines":
-        level = {9: "Easy", 16: "Medium", 30: "Hard"}[width]
-        (config / "kminesrc").write_text(f"[General]\nLevel={level}\n")
+        (config / "kminesrc").write_text(kmines_config(width, height, mines))
+
+
+def kmines_config(width: int, height: int, mines: int) -> str:
+    """KMines' settings file (``kminesrc``) for a board of that size: its level, which it keeps
+    in the group ``KgDifficulty`` (a standard one, or ``Custom`` with the size in ``Options``),
+    and no offer to replay a lost game's board (``kmines_reset``: a window "Reset? — KMines"
+    over the board at every loss)."""
+    levels = {(9, 9, 10): "Easy", (16, 16, 40): "Medium", (30, 16, 99): "Hard"}
+    level = levels.get((width, height, mines), "Custom")
+    return (
+        f"[KgDifficulty]\nLevel={level}\n\n[General]\nkmines_reset=false\n\n"
+        f"[Options]\ncustom width={width}\ncustom height={height}\ncustom mines={mines}\n"
+    )
+
+
+def kmines_window(width: int, height: int, tile: int | None) -> tuple[int, int]:
+    """The size of KMines' window for cells of about ``tile`` px (30 when not asked): it sizes
+    its cells to fill the window less the menu, tool bar and status bar."""
+    side = tile or 30
+    return width * side + 120, height * side + 160
 
 
 def tatham_game_id(width: int, height: int, mine_cells: list[int], start: int) -> str:
@@ -374,7 +420,7 @@ def launch(
     server: tuple[subprocess.Popen[bytes], int] | None = None
     page: DevTools | None = None
     try:
-        _settings(program, folder, width, height, tile)
+        _settings(program, folder, width, height, mines, tile)
         env = dict(os.environ)
         # no session bus unless its own: a GTK program would start one (and an accessibility
         # bus) that outlives it, outside its process group
@@ -412,8 +458,13 @@ def launch(
                         cwd=folder,
                     )
             window = _wait_window(conn, program, process, before, timeout, log)
-            if window.box[:2] != (0, 0):  # wholly on the screen, at the top left
-                conn.move_resize(window.id, 0, 0, window.width, window.height)
+            size = (window.width, window.height)
+            if program.name == "kmines":
+                size = kmines_window(width, height, tile)
+            if window.box[:2] != (0, 0) or size != (window.width, window.height):
+                # wholly on the screen, at the top left (and KMines at the size of its cells)
+                conn.move_resize(window.id, 0, 0, *size)
+                time.sleep(0.5 if program.name == "kmines" else 0)
                 window = conn.window(window.id)
         yield Launched(program, process, window, folder, log, page, server[0] if server else None)
     finally:

@@ -31,6 +31,9 @@ MARGIN = 1.2
 #: A grid whose cells are on average within this distance of their templates is a board of
 #: that skin; a lattice of something else (a table, lines of text) fits far worse.
 GOOD_FIT = 15.0
+#: A skin is tried on a grid's cells when a sample of them fits it within this many times the
+#: distance of the skin that fits the sample best (and that one does not read them all).
+SKIN_RIVAL = 2.0
 #: The names a skin may have (``generic``: no template of its own).
 SKIN_NAMES = ("tatham", "xdemineur", "gnome", "kmines", "demine-web", "jsm-web", "generic")
 
@@ -194,8 +197,7 @@ def read_board(
         return (m[0] <= GOOD_FIT, sure_count - 3 * (len(m[4]) - sure_count), -m[0])
 
     best = max(reads, key=rank)
-    _, chosen, labels, dist, sure, grid = best
-    grid, labels, dist, sure = _trim(grid, labels, dist, sure)
+    _, chosen, labels, dist, sure, grid = best  # (trimmed by _match)
     rows, cols = grid.y.count, grid.x.count
     bad = np.flatnonzero(~sure)
     if len(bad):
@@ -217,20 +219,35 @@ def _match(
     img: Image.Image, grid: Grid, candidates: list[Skin]
 ) -> tuple[float, Skin, list[str], NDArray[np.float32], NDArray[np.bool_], Grid]:
     """The skin that reads ``grid``'s cells best: (its mean distance, the skin, labels,
-    distances, which cells are sure, the grid)."""
+    distances, which cells are sure, the grid less what is no part of the board: :func:`_trim`).
+
+    The skins are tried in the order they fit a sample of the cells, the first that reads every
+    cell within ``GOOD_FIT`` kept; where it does not, the next ones whose sample fits nearly as
+    well (``SKIN_RIVAL`` times as far at most) are tried too and the best read kept (as
+    :func:`read_board` ranks grids): skins alike in their covered cells (demine's page and
+    Tatham's, both grey bevels) may sample alike."""
     tiles = cut_tiles(img, grid)
-    if len(candidates) > 1:  # the skin that fits a sample of the cells best, then all cells
+    order = list(candidates)
+    if len(candidates) > 1:
         flat = tiles.reshape(-1, *tiles.shape[2:])
         sample = flat[:: max(1, len(flat) // 48)]
-        candidates = [
-            min(candidates, key=lambda s: float(np.mean(np.minimum(s.distances(sample).min(axis=1), 99))))
-        ]
+        fits = {id(s): float(np.mean(np.minimum(s.distances(sample).min(axis=1), 99))) for s in candidates}
+        order.sort(key=lambda s: fits[id(s)])
+        first = fits[id(order[0])]
+        order = [s for s in order if fits[id(s)] <= SKIN_RIVAL * max(first, 1.0)]
     best = None
-    for s in candidates:
-        labels, dist, sure = _classify(s, tiles)
+    best_rank: tuple[bool, int, float] | None = None
+    for s in order:
+        # each skin's read less what is no part of the board by its templates (a page's panel
+        # beside the board fits no skin's cells, but one skin may take it for cells)
+        trimmed, labels, dist, sure = _trim(grid, *_classify(s, tiles))
         cost = float(np.mean(np.minimum(dist, MAX_DISTANCE * 2)))
-        if best is None or cost < best[0]:
-            best = (cost, s, labels, dist, sure, grid)
+        sure_count = int(sure.sum())
+        rank = (cost <= GOOD_FIT, sure_count - 3 * (len(sure) - sure_count), -cost)
+        if best_rank is None or rank > best_rank:
+            best, best_rank = (cost, s, labels, dist, sure, trimmed), rank
+        if rank[0] and sure_count == len(sure):
+            break
     assert best is not None
     return best
 
