@@ -52,7 +52,7 @@ def xvfb(numbers: tuple[int, ...] = (92, 93, 94)) -> Iterator[str]:
         if Path(f"/tmp/.X{n}-lock").exists():
             continue
         proc = subprocess.Popen(
-            ["Xvfb", f":{n}", "-screen", "0", "1920x1080x24", "-nolisten", "tcp"],
+            ["Xvfb", f":{n}", "-screen", "0", "1920x1080x24", "-nolisten", "tcp", "-noreset"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )

@@ -389,7 +389,9 @@ def xvfb(size: str = "1920x1080x24") -> Iterator[str]:
         raise ScreenError("Xvfb is not installed: apt-get install xvfb")
     read, write = os.pipe()
     proc = subprocess.Popen(
-        [binary, "-displayfd", str(write), "-screen", "0", size, "-nolisten", "tcp"],
+        # -noreset: by default the server resets when its last client leaves, and a program
+        # connecting during that reset has its connection closed (seen between two tests)
+        [binary, "-displayfd", str(write), "-screen", "0", size, "-nolisten", "tcp", "-noreset"],
         pass_fds=(write,),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
