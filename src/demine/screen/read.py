@@ -191,12 +191,7 @@ def read_board(
     # a desktop fit badly), then the most cells read (a part of the board also fits), then the
     # closest fit
     reads = [_match(img, g, candidates) for g in grids]
-
-    def rank(m: tuple[float, Skin, list[str], Any, Any, Grid]) -> tuple[bool, int, float]:
-        sure_count = int(m[4].sum())
-        return (m[0] <= GOOD_FIT, sure_count - 3 * (len(m[4]) - sure_count), -m[0])
-
-    best = max(reads, key=rank)
+    best = max(reads, key=lambda m: _rank(m[0], m[4]))
     _, chosen, labels, dist, sure, grid = best  # (trimmed by _match)
     rows, cols = grid.y.count, grid.x.count
     bad = np.flatnonzero(~sure)
@@ -242,14 +237,21 @@ def _match(
         # beside the board fits no skin's cells, but one skin may take it for cells)
         trimmed, labels, dist, sure = _trim(grid, *_classify(s, tiles))
         cost = float(np.mean(np.minimum(dist, MAX_DISTANCE * 2)))
-        sure_count = int(sure.sum())
-        rank = (cost <= GOOD_FIT, sure_count - 3 * (len(sure) - sure_count), -cost)
+        rank = _rank(cost, sure)
         if best_rank is None or rank > best_rank:
             best, best_rank = (cost, s, labels, dist, sure, trimmed), rank
-        if rank[0] and sure_count == len(sure):
+        if rank[0] and bool(sure.all()):
             break
     assert best is not None
     return best
+
+
+def _rank(cost: float, sure: NDArray[np.bool_]) -> tuple[bool, int, float]:
+    """How well a read fits, to compare reads (of other grids or skins): first whether its cells
+    fit their templates (a table or lines of text on a desktop fit badly), then the most cells
+    read sure less three for each unsure one (a part of the board also fits), then the closest."""
+    sure_count = int(sure.sum())
+    return (cost <= GOOD_FIT, sure_count - 3 * (len(sure) - sure_count), -cost)
 
 
 def _readable(img: Image.Image, grid: Grid, candidates: list[Skin]) -> bool:
