@@ -240,3 +240,22 @@ def test_the_mine_count_given_is_the_positions_and_the_json_says_where() -> None
     x, y = read.centre(0)
     assert left < x < left + read.cell_w and top < y < top + read.cell_h
     assert right - left == pytest.approx(read.width * read.cell_w, abs=2)
+
+
+def test_a_board_with_every_safe_cell_open_and_its_mines_shown_is_won_not_lost() -> None:
+    """demine's page shows the mines at a win: mines shown with no exploded one, no wrong flag
+    and no other covered cell are a win (screen play took such a board for a loss on its last
+    safe cell, "lost on a proven-safe cell")."""
+    from demine.screen.grid import Grid, Lattice
+    from demine.screen.read import _assemble
+
+    grid = Grid(Lattice(0.0, 20.0, 3, 1.0), Lattice(0.0, 20.0, 2, 1.0))
+    won = ["1", "mine", "1", "1", "1", "1"]
+    assert _assemble(grid, won, "demine-web", 1, 1.0).state == "won"
+    assert _assemble(grid, won, "demine-web", None, 1.0).state == "won"
+    for lost in (
+        ["1", "mine", "1", "H", "1", "1"],  # a covered cell left: the mines shown end a loss
+        ["1", "exploded", "1", "1", "1", "1"],
+        ["1", "mine", "1", "wrong", "1", "1"],
+    ):
+        assert _assemble(grid, lost, "demine-web", None, 1.0).state == "lost"

@@ -100,6 +100,10 @@ class LiveWindow:
     def key(self, combo: str) -> None:
         self.conn.key(self.id, combo)
 
+    def move(self, x: int, y: int) -> None:
+        """The pointer to (x, y) in the window."""
+        self.conn.move(self.id, self.origin[0] + x, self.origin[1] + y)
+
 
 @dataclass(frozen=True)
 class PlaySettings:
@@ -391,6 +395,8 @@ def play_game(
         t3 = time.perf_counter()
         x, y = read.centre(cell)
         window.click(x, y, "left")
+        if program.pointer_away and isinstance(window, LiveWindow):
+            window.move(2, 2)
         t4 = time.perf_counter()
         row, col = divmod(cell, read.position.width)
         ms = [1000 * (t2 - t1), 1000 * (t3 - t2), 1000 * (t4 - t3)]

@@ -110,6 +110,10 @@ class Program:
     face: tuple[float, int] | None = None
     """Where its face is when the reader finds none: across (a share of the window's width) and
     down (px from the window's top)."""
+    pointer_away: bool = False
+    """Whether the pointer must leave the board after a click: the program draws something
+    under a resting pointer (JSMinesweeper's page: the cell's coordinates in a box over the
+    board). It is moved to the window's top left corner."""
     dialogs: str | None = None
     """The end of the names of windows it opens over the board when a game ends (KMines: its
     high scores at a win, "... — KMines"), or None. Its board is then grabbed from its own
@@ -259,6 +263,7 @@ PROGRAMS: dict[str, Program] = {
             first_click="safe",
             chord="left",
             tile_sizes=(8, 56),
+            pointer_away=True,
             page="jsm",
         ),
     )

@@ -409,7 +409,10 @@ def _assemble(grid: Grid, labels: list[str], skin: str, mines: int | None, dista
             elif lab == "exploded":
                 exploded = i
     position = Position(cols, rows, bytes(states), mines)
-    if exploded is not None or shown or wrong:
+    left = [i for i, v in enumerate(states) if v == COVERED and i not in shown]
+    if exploded is None and not wrong and shown and not left:
+        state = "won"  # every safe cell open and the mines shown: demine's page shows them at a win
+    elif exploded is not None or shown or wrong:
         state = "lost"
     elif mines is not None and position.unrevealed_count() == mines:
         state = "won"
