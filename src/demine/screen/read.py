@@ -12,6 +12,7 @@ the one read. A cell that no template of that skin fits is not guessed: the erro
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -207,7 +208,31 @@ def read_board(
             cells,
             read,
         )
-    return _assemble(grid, labels, chosen.name, mines, float(dist.max()))
+    read = _assemble(grid, labels, chosen.name, mines, float(dist.max()))
+    return dataclasses.replace(read, face=find_face(rgb, read.box, grid.x.period))
+
+
+def find_face(rgb: NDArray[np.uint8], box: tuple[int, int, int, int], cell: float) -> tuple[int, int] | None:
+    """The centre of a yellow face just above the board (in the three cells' height over it,
+    within its width): the smiley that starts a new game (JSMinesweeper's page, xdemineur's),
+    or None when there is none (its yellow at least a fifth of a cell's area).
+
+    >>> img = np.full((200, 200, 3), 190, dtype=np.uint8)
+    >>> img[40:60, 90:110] = (250, 220, 40)
+    >>> find_face(img, (20, 80, 180, 180), 20.0)
+    (99, 49)
+    >>> find_face(img, (20, 150, 180, 190), 20.0) is None
+    True
+    """
+    left, top, right, _ = box
+    above = rgb[max(0, int(top - 3 * cell)) : max(0, top), max(0, left) : right].astype(np.int16)
+    if above.size == 0:
+        return None
+    yellow = (above[..., 0] > 200) & (above[..., 1] > 150) & (above[..., 0] - above[..., 2] > 80)
+    if int(yellow.sum()) < cell * cell / 5:
+        return None
+    ys, xs = np.nonzero(yellow)
+    return int(xs.mean()) + max(0, left), int(ys.mean()) + max(0, int(top - 3 * cell))
 
 
 def _match(
