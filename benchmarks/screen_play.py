@@ -34,7 +34,7 @@ from demine.screen.groundtruth import check_frames, save_failure, truths
 from demine.screen.live import GameLog, LiveWindow, PlaySettings, new_game, play_game, summary
 from demine.screen.programs import find_program, launch, tatham_game_id
 from demine.screen.read import read_board
-from demine.screen.x11 import connect, xvfb
+from demine.screen.x11 import ScreenError, connect, xvfb
 
 
 def _games(display: str, ns: argparse.Namespace, program: Any) -> Iterator[tuple[Any, list[int] | None]]:
@@ -149,4 +149,7 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except ScreenError as e:  # a program missing or not set up, a window gone: said, no traceback
+        sys.exit(f"screen_play.py: {e}")
