@@ -225,14 +225,15 @@ def find_face(rgb: NDArray[np.uint8], box: tuple[int, int, int, int], cell: floa
     True
     """
     left, top, right, _ = box
-    above = rgb[max(0, int(top - 3 * cell)) : max(0, top), max(0, left) : right].astype(np.int16)
+    x0, y0 = max(0, left), max(0, int(top - 3 * cell))
+    above = rgb[y0 : max(0, top), x0:right].astype(np.int16)
     if above.size == 0:
         return None
     yellow = (above[..., 0] > 200) & (above[..., 1] > 150) & (above[..., 0] - above[..., 2] > 80)
     if int(yellow.sum()) < cell * cell / 5:
         return None
     ys, xs = np.nonzero(yellow)
-    return int(xs.mean()) + max(0, left), int(ys.mean()) + max(0, int(top - 3 * cell))
+    return int(xs.mean()) + x0, int(ys.mean()) + y0
 
 
 def _match(
