@@ -191,3 +191,36 @@ def test_a_broken_line_within_the_record_is_still_an_error(
     code, _, err = run(capsys, *BASE, "--resume", str(record))
     assert code == 2 and f"{record}: line 3: not valid JSON" in err
     assert record.read_text() == "".join(lines)  # (left as it was)
+
+
+def test_a_run_split_by_skip_joins_into_the_whole_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = ["bench", "--preset", "beginner", "--player", "exact", "--seed", "9", "--games", "12"]
+    whole, head, tail = tmp_path / "whole.jsonl", tmp_path / "head.jsonl", tmp_path / "tail.jsonl"
+    assert run(capsys, *base, "--record", str(whole))[0] == 0
+    assert run(capsys, *base[:-1], "5", "--record", str(head))[0] == 0
+    code, out, _ = run(capsys, *base, "--skip", "5", "--record", str(tail), "--json")
+    assert code == 0 and json.loads(out)["games"] == 7
+    assert [x.result.index for x in read_records(str(tail))] == list(range(5, 12))
+
+    def outcomes(*paths: Path) -> list[tuple[int, bool, int]]:
+        return sorted(
+            (x.result.index, x.result.won, x.result.moves) for p in paths for x in read_records(str(p))
+        )
+
+    assert outcomes(head, tail) == outcomes(whole)  # the same games, seeded by their indices
+    joined = tmp_path / "joined.jsonl"
+    joined.write_text(head.read_text() + tail.read_text())
+    code, out, _ = run(capsys, *base, "--resume", str(joined), "--json")
+    assert code == 0 and json.loads(out)["resumed"] == {
+        "record": str(joined),
+        "read": 12,
+        "played": 0,
+        "beyond": 0,
+    }
+    code, _, err = run(capsys, *base, "--skip", "12")
+    assert code == 2 and "--skip 12 leaves none of the run's 12 games to play" in err
+    with pytest.raises(SystemExit):
+        main([*base, "--skip", "-1"])
+    assert "argument --skip: must be 0 or more, got -1" in capsys.readouterr().err

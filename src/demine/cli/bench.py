@@ -21,7 +21,7 @@ from demine.bench import (
 from demine.bench.cluster import Cluster
 from demine.bench.records import read_resumable, resumed_games, run_of
 from demine.bench.stats import FORCED_NOTE
-from demine.cli import _add_no_guess, longrun, positive_int
+from demine.cli import _add_no_guess, longrun, non_negative_int, positive_int
 from demine.cli.longrun import RecordOut, stops_on_signals
 from demine.cli.needs import bench_outputs, need_extra
 from demine.cli.tables import console, print_table
@@ -59,6 +59,15 @@ def add_bench(sub: Any) -> None:
         help="number of games (default: 100; with --boards, all)",
     )
     p.add_argument("--seed", default="1", help="seed of the run (default: 1)")
+    p.add_argument(
+        "--skip",
+        type=non_negative_int,
+        default=0,
+        metavar="N",
+        help="leave out the run's first N games (the rest keep their seeds and indices): to split "
+        "one run across machines, or to finish one whose record was lost; the records of the parts "
+        "join into the whole run's (default: 0)",
+    )
     p.add_argument("--player", default=DEFAULT_PLAYER, help=f"player name (default: {DEFAULT_PLAYER})")
     p.add_argument(
         "--compare",
@@ -129,6 +138,13 @@ def _start_arg(ns: argparse.Namespace, width: int, height: int, mines: int) -> i
 
 
 def _specs(ns: argparse.Namespace) -> list[GameSpec]:
+    specs = _all_specs(ns)
+    if ns.skip >= len(specs):
+        raise DemineError(f"--skip {ns.skip} leaves none of the run's {len(specs)} games to play")
+    return specs[ns.skip :]
+
+
+def _all_specs(ns: argparse.Namespace) -> list[GameSpec]:
     if ns.boards:
         if ns.preset or ns.size:
             raise DemineError("--boards replays the file's boards; leave out --preset and --size")
@@ -281,8 +297,9 @@ def cmd_bench(ns: argparse.Namespace) -> int:
         ns.executor = Cluster.parse(ns.executor)
     players = _players(ns)
     if ns.sweep:
-        if ns.resume:
-            raise DemineError("--resume works with one bench, not with --sweep")
+        if ns.resume or ns.skip:
+            name = "--resume" if ns.resume else "--skip"
+            raise DemineError(f"{name} works with one bench, not with --sweep")
         return _sweep(ns, players)
     specs = _specs(ns)
     measure = bool(ns.compare) or ns.forced_share
