@@ -304,6 +304,29 @@ def test_ctrl_c_stops_a_run_whole_and_resume_finishes_it(
     assert rows(rec) == unbroken and json.loads(out)["wins"] == sum(r[1] for r in unbroken)
 
 
+def test_a_stop_says_the_games_the_record_holds_even_between_a_write_and_its_count(tmp_path: Path) -> None:
+    """A Ctrl-C can come after a game's line is written and before it is counted (a Dask run
+    once said 39 games of a record of 40), or in the middle of a line: the message counts the
+    whole lines on disk, as --resume will read them."""
+    from demine.bench.records import record_line
+    from demine.cli.longrun import RecordOut
+
+    results = list(run_games(generated_specs(9, 9, 10, "safe", None, 3, "stop"), "fast"))
+    path = tmp_path / "r.jsonl"
+    cut = RecordOut(str(tmp_path / "cut.jsonl"))
+    cut.out.write(record_line("fast", results[0])[:20])  # only a line cut off: nothing kept
+    assert cut.kept() is None
+    cut.close()
+    record = RecordOut(str(path))
+    record.add("fast", results[0])
+    record.out.write(record_line("fast", results[1]))  # written and flushed, not yet counted
+    record.out.flush()
+    assert "keeps 2 games;" in (record.kept() or "")
+    record.out.write(record_line("fast", results[2])[:20])  # cut off mid-write
+    assert "keeps 2 games;" in (record.kept() or "")
+    record.close()
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc (Linux)")
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGKILL], ids=lambda s: s.name)
 def test_a_bench_killed_alone_leaves_no_worker_behind(sig: signal.Signals, tmp_path: Path) -> None:

@@ -328,8 +328,8 @@ def cmd_bench(ns: argparse.Namespace) -> int:
         with stops_on_signals():
             summaries, per_player = _play_all(specs, players, ns, record, measure, done)
     except (KeyboardInterrupt, DemineError) as e:
-        if record is not None and record.games:
-            e.add_note(record.kept())
+        if record is not None and (kept := record.kept()):
+            e.add_note(kept)
         raise
     finally:
         if record is not None:

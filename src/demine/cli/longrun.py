@@ -8,12 +8,13 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, Any
 
 from demine.bench import GameResult
-from demine.bench.records import Resumable, append_result, append_to
+from demine.bench.records import Resumable, append_result, append_to, read_resumable
+from demine.errors import FormatError
 
 #: How often a run whose progress goes to a log, not a terminal, writes a line of it (seconds).
 LOG_EVERY = 300.0
@@ -153,12 +154,26 @@ class RecordOut:
     def close(self) -> None:
         self.out.close()
 
-    def kept(self) -> str:
-        """What a stopped run says of its record, and how to go on."""
+    def held(self) -> int:
+        """The games the file holds now, as ``--resume`` will read them: its whole lines. A stop
+        can come between a line's write and :meth:`add`'s count (the count was one short in a
+        test run), or in the middle of a write (that line is cut off, and played again)."""
+        with suppress(OSError, ValueError):
+            self.out.flush()
+        try:
+            return len(read_resumable(self.path).lines)
+        except FormatError:
+            return self.games
+
+    def kept(self) -> str | None:
+        """What a stopped run says of its record, and how to go on; None when it holds no game."""
+        held = self.held()
+        if not held:
+            return None
         how = (
             "the same command plays the rest"
             if self.resumed
             else (f"the same command with --resume {self.path} in place of --record plays the rest")
         )
-        games = "1 game" if self.games == 1 else f"{self.games:,} games"
+        games = "1 game" if held == 1 else f"{held:,} games"
         return f"{self.path} keeps {games}; {how}"
