@@ -302,3 +302,41 @@ def test_jsminesweepers_page_plays_by_itself_no_more_and_is_found_by_its_class(x
         assert page.evaluate(off) is True
         assert page.evaluate("document.getElementById('beginner').checked") is True
         assert page.evaluate("document.getElementById('overlay').value") == "none"
+
+
+def test_a_new_window_with_the_id_of_one_just_closed_is_still_found(tmp_path: Path) -> None:
+    """The X server gives an ended client's ids to the next client, so a program started just
+    after another ended can show its window under the very id the ended one had, seen among the
+    windows there before: that window is found, not waited on until the time runs out."""
+    import subprocess
+
+    from demine.screen.programs import _wait_window
+    from demine.screen.x11 import WindowInfo
+
+    old = WindowInfo(0x400006, "KMines", ("kmines", "kmines"), (0, 0, 600, 400))
+    new = WindowInfo(0x400006, "KMines", ("kmines", "kmines"), (0, 0, 480, 400))
+    shown = iter([[old], [], [], [new]])
+
+    class Display:
+        name = ":9"
+
+        def __init__(self) -> None:
+            self.last: list[WindowInfo] = []
+
+        def windows(self) -> list[WindowInfo]:
+            self.last = next(shown, self.last)
+            return self.last
+
+        def find(self, exclude: object = None, **_: object) -> list[WindowInfo]:
+            return [w for w in self.windows() if not exclude(w)]  # type: ignore[operator]
+
+        def window(self, window_id: int) -> WindowInfo:
+            return next(w for w in self.last if w.id == window_id)
+
+    process = subprocess.Popen(["sleep", "10"])
+    try:
+        found = _wait_window(Display(), PROGRAMS["kmines"], process, {old.id}, 3.0, tmp_path / "log")  # type: ignore[arg-type]
+    finally:
+        process.kill()
+        process.wait()
+    assert found == new

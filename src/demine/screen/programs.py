@@ -536,8 +536,13 @@ def _wait_window(
     log: Path,
 ) -> WindowInfo:
     deadline = time.monotonic() + timeout
+    before = set(before)
     while time.monotonic() < deadline:
         shown = program.windows(conn)
+        # a window of the program's that was there before and is gone now frees its id: the X
+        # server hands a client's id range to the next client, so the program started now can
+        # get the very id of the window a program just ended had (KMines did, in a full test run)
+        before &= {w.id for w in shown}
         found = [w for w in shown if w.id not in before]
         if found:
             time.sleep(0.3)  # its first drawing
