@@ -252,6 +252,50 @@ def test_a_free_place_goes_to_the_client_with_the_fewest_calls_running() -> None
     assert order == ["flood 1", "other", "flood 2", "review"]
 
 
+def test_a_free_place_goes_to_the_client_that_had_the_least_of_the_lane_s_time_lately() -> None:
+    now = [100.0]
+    lane = Lane(0, 1, 16, per_client=4, memory=30.0, clock=lambda: now[0])
+    gates = [threading.Event() for _ in range(4)]
+    order: list[str] = []
+
+    def work(name: str, k: int, seconds: float) -> str:
+        order.append(name)
+        gates[k].wait(5)
+        now[0] += seconds  # the call took that long
+        return name
+
+    async def ask(who: str, name: str, k: int, seconds: float) -> str:
+        CLIENT.set(who)
+        return str(await lane.run(work, name, k, seconds, in_thread=True, kind=PLACE))
+
+    async def scenario() -> None:
+        tasks = [asyncio.create_task(ask("slow", "slow 1", 0, 5.0))]
+        await asyncio.sleep(0.05)
+        tasks.append(asyncio.create_task(ask("quick", "quick 1", 1, 0.05)))
+        await asyncio.sleep(0.01)
+        tasks.append(asyncio.create_task(ask("slow", "slow 2", 3, 5.0)))
+        await asyncio.sleep(0.05)
+        gates[0].set()  # slow 1 ends: quick 1 starts (it has had none of the time)
+        await asyncio.sleep(0.05)
+        tasks.append(asyncio.create_task(ask("quick", "quick 2", 2, 0.05)))
+        await asyncio.sleep(0.05)
+        # quick 1 ends: quick was served the more recently, but slow has had 5 s to its 0.05
+        gates[1].set()
+        await asyncio.sleep(0.05)
+        for g in gates[2:]:
+            g.set()
+        await asyncio.gather(*tasks)
+
+    asyncio.run(scenario())
+    assert order == ["slow 1", "quick 1", "quick 2", "slow 2"]
+    # slow 1's 5 s, halved for each 30 s since it ended (quick's 0.1 s, then slow 2's 5 s)
+    assert now[0] == pytest.approx(110.1)
+    slow = 5.0 * 2 ** (-5.1 / 30) + 5.0
+    assert lane.used("slow") == pytest.approx(slow)
+    now[0] += 30.0
+    assert lane.used("slow") == pytest.approx(slow / 2)
+
+
 def test_a_review_not_ready_in_time_goes_on_in_the_background_and_says_so() -> None:
     with TestClient(create_app(limits=ServeLimits(review_wait=0))) as client:
         gid = client.post("/api/games", json={"preset": "beginner", "rule": "zero", "seed": "7"}).json()["id"]

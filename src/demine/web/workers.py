@@ -12,8 +12,10 @@ on the work running and waiting.
 Each lane is **fair**: a free place goes to the most urgent kind of work waiting (a player's own
 game first, then analyses and the placing of guess-free boards, then reviews: :data:`GAME`,
 :data:`ANALYSIS` and :data:`PLACE`, :data:`REVIEW`), and
-within a kind to the client with the fewest calls running, then to the one served least recently
-(so clients take turns, however many calls each sends), then to the longest waiting. In the
+within a kind to the client with the fewest calls running, then to the one that has had the least
+of the lane's time lately (its seconds of work here, halved every ``memory`` seconds: a client
+whose calls take 5 s each gets no more of the time than one whose calls take 50 ms, however many
+it sends), then to the one served least recently, then to the longest waiting. In the
 slow lane one place is kept for the players' games (``reserve``), so guess-free boards, analyses
 and reviews, however many clients send them, never hold every place: a player's hints on a big
 board wait at most for another player's.
@@ -25,7 +27,9 @@ one-core machines) the work runs in the server's own process: slow work in a thr
 from __future__ import annotations
 
 import asyncio
+import math
 import os
+import time
 from collections import Counter
 from collections.abc import Callable
 from contextvars import ContextVar
@@ -87,7 +91,8 @@ class Lane:
     ``queue`` waiting, with ``per_client`` at most that many calls of one client at once, and
     ``reserve`` of the ``running`` places kept for :data:`GAME` work. The workers run ``nice``
     lower than the server, and with ``idle`` only when nothing else wants the CPU (where the
-    system can: :func:`run_when_idle`)."""
+    system can: :func:`run_when_idle`). A client's time here is remembered with a half-life of
+    ``memory`` seconds (the module's docstring); ``clock`` is the time it is measured by."""
 
     def __init__(
         self,
@@ -100,6 +105,8 @@ class Lane:
         in_thread: bool = False,
         per_client: int | None = None,
         reserve: int = 0,
+        memory: float = 30.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.processes, self.nice = processes, nice
         self.in_thread, self.per_client, self.queue = in_thread, per_client, queue
@@ -111,6 +118,10 @@ class Lane:
         self._served: dict[str, int] = {}
         """Each client's latest start (the count of starts then): the least recently served first."""
         self._by_client: Counter[str] = Counter()
+        self._memory, self._clock = memory, clock
+        self._used: dict[str, tuple[float, float]] = {}
+        """Each client's seconds of work here, as of a time: ``(seconds, then)``."""
+        self._prune_at = 64
         # every worker started now, not on the first player's click
         self._pool = Pool(processes, _worker_start, (os.getpid(), nice, idle), _ready) if processes else None
 
@@ -126,8 +137,16 @@ class Lane:
             ready = [w for w in self._waiters if self._room(w[0])]
             if not ready:
                 return
+            now = self._clock()
             w = min(
-                ready, key=lambda w: (w[0], self._active_by_client[w[2]], self._served.get(w[2], 0), w[1])
+                ready,
+                key=lambda w: (
+                    w[0],
+                    self._active_by_client[w[2]],
+                    self.used(w[2], now),
+                    self._served.get(w[2], 0),
+                    w[1],
+                ),
             )
             self._waiters.remove(w)
             self._take(w[2])
@@ -138,6 +157,22 @@ class Lane:
         self._active_by_client[who] += 1
         self._starts += 1
         self._served[who] = self._starts
+
+    def used(self, who: str, now: float | None = None) -> float:
+        """``who``'s seconds of work here, each halved for every ``memory`` seconds since."""
+        seconds, then = self._used.get(who, (0.0, 0.0))
+        if not seconds:
+            return 0.0
+        return seconds * math.exp2(-((self._clock() if now is None else now) - then) / self._memory)
+
+    def _spent(self, who: str, seconds: float) -> None:
+        now = self._clock()
+        self._used[who] = (self.used(who, now) + seconds, now)
+        if len(self._used) > self._prune_at:  # forget the clients whose time has faded
+            faded = [k for k in self._used if self.used(k, now) < 0.001 and k not in self._active_by_client]
+            for key in faded:
+                del self._used[key]
+            self._prune_at = max(64, 2 * len(self._used))
 
     def _give_back(self, who: str) -> None:
         self._active -= 1
@@ -182,9 +217,11 @@ class Lane:
                     elif turn.done() and not turn.cancelled():
                         self._give_back(key)  # given a place, then cancelled: pass it on
                     raise
+            began = self._clock()
             try:
                 return await self._call(fn, *args, in_thread=in_thread or self.in_thread)
             finally:
+                self._spent(key, self._clock() - began)
                 self._give_back(key)
         finally:
             if who is not None:
