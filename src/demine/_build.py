@@ -28,6 +28,7 @@ COMPILED: tuple[str, ...] = (
     "demine.analysis.order",
     "demine.analysis.parts",
     "demine.analysis.rules",
+    "demine.analysis.settle",
     "demine.analysis.totals",
     "demine.engine.grid",
     "demine.engine.position",

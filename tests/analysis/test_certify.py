@@ -67,7 +67,7 @@ def test_a_twin_is_found_only_where_a_guess_is_needed(
 ) -> None:
     width, height, layout, first, _, _ = board
     cert = Certifier(width, height)
-    mine = bytearray(width * height)
+    mine = [0] * (width * height)
     for c in layout:
         mine[c] = 1
     twin = cert.twin(mine, first)

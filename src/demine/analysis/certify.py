@@ -27,18 +27,12 @@ same layout gets the same verdict on any machine.
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable, Sequence
-from dataclasses import dataclass
-from itertools import compress
-from typing import Literal, Protocol
+from collections.abc import Iterable
+from typing import Final, Literal
 
-from demine.analysis.constraints import components
-from demine.analysis.exact import Counted, count_component, marginals
-from demine.analysis.order import OverBudget
 from demine.analysis.result import Limit
-from demine.analysis.totals import off_weights, prefix_products, weights_with_total
+from demine.analysis.settle import settled_cells
 from demine.engine.grid import Geometry, geometry
-from demine.errors import InconsistentPosition
 
 Certificate = Literal["complete", "local"]
 CERTIFICATES: tuple[Certificate, ...] = ("complete", "local")
@@ -49,10 +43,13 @@ CERTIFY_LIMIT = Limit(seconds=None, states=200_000)
 
 #: Twins are looked for only where at most this many other cells must be mines (a pair along an
 #: edge or a wall; the rest, ten or more cells, almost never are twins: on expert, no fewer found).
-TWIN_CELLS = 6
+TWIN_CELLS: Final = 6
 
-UNKNOWN, OPEN, MINE = 0, 1, 2
-"""A cell's state in :meth:`Certifier.stall`: not known, opened, proven a mine."""
+#: A cell's state in :meth:`Certifier.stall`: not known, opened, proven a mine (``Final``: the
+#: compiled build writes them into the code rather than reading the module's names at each use).
+UNKNOWN: Final = 0
+OPEN: Final = 1
+MINE: Final = 2
 
 
 def count_may_help(front: int, away: int, left: int) -> bool:
@@ -92,7 +89,7 @@ class Certifier:
         self.certificate: Certificate = certificate
         self.limit = limit
         table = geo.table()
-        self.nbs: _Table = table if table is not None else _Neighbours(geo)
+        self.nbs = _Neighbours(geo, table)
         # made cell by cell when first needed (a huge board's tables would not fit in memory):
         self.near: list[tuple[int, ...] | None] = [None] * n
         """The cells within two steps (the numbers that can share an unknown cell with one)."""
@@ -150,7 +147,7 @@ class Certifier:
             return False
         return self._play(mine, first) is None
 
-    def stall(self, layout: Iterable[int], first: int) -> bytearray | None:
+    def stall(self, layout: Iterable[int], first: int) -> list[int] | None:
         """Play ``layout`` from ``first`` (not a mine) by deduction alone: None when it is won, else
         every cell's state where deduction stalls (:data:`UNKNOWN`, :data:`OPEN`, :data:`MINE`).
         Plays the game out even where a twin already condemns it (the caller wants the stall)."""
@@ -159,19 +156,21 @@ class Certifier:
             raise ValueError(f"the first click {first} is a mine")
         return self._play(mine, first)
 
-    def _mines(self, layout: Iterable[int]) -> bytearray:
-        mine = bytearray(self.n)
+    def _mines(self, layout: Iterable[int]) -> list[int]:
+        mine = [0] * self.n
         for c in layout:
             mine[c] = 1
         return mine
 
-    def twin(self, mine: bytearray, first: int, among: Iterable[int] | None = None) -> tuple[int, int] | None:
+    def twin(self, mine: list[int], first: int, among: Iterable[int] | None = None) -> tuple[int, int] | None:
         """A mine and a safe cell that no deduction can tell apart (see the module's docstring),
         or None. O(mines): most candidate pairs fail on their first cell. With ``among``, only
         the mines among those cells are looked at (:meth:`swapped`: near the swap)."""
         twins = self.twins
-        cells = compress(range(self.n), mine) if among is None else (a for a in among if mine[a])
+        cells = range(self.n) if among is None else among
         for a in cells:
+            if not mine[a]:
+                continue
             row = twins[a]
             if row is None:
                 row = self._twin_row(a)
@@ -212,7 +211,7 @@ class Certifier:
         a component's count stops at the certifier's state cap, a stop this early could call
         guess-free a layout a whole play would not prove: the caller certifies the board it
         keeps at the end (:func:`~demine.analysis.noguess.no_guess_layout` does)."""
-        mine = bytearray(base.mine)
+        mine = base.mine[:]
         mine[out], mine[to] = 0, 1
         first = base.first
         trace = Trace(mine, first, False, [], [])
@@ -226,7 +225,12 @@ class Certifier:
         changed.add(out)
         changed.add(to)
         order = base.order
-        part = next((i for i, c in enumerate(order) if c in changed), len(order))
+        at = base.at
+        if at is None:  # (made once per base: each is tried against a few swaps)
+            at = base.at = [len(order)] * self.n
+            for i, c in enumerate(order):
+                at[c] = i
+        part = min([at[c] for c in changed])
         resume = None
         for point in base.points:
             if point.opened > part:
@@ -241,31 +245,35 @@ class Certifier:
     # ------------------------------------------------------------------ play
     def _play(
         self,
-        mine: bytearray,
+        mine: list[int],
         first: int,
         trace: Trace | None = None,
         resume: Point | None = None,
         watch: Iterable[int] = (),
-    ) -> bytearray | None:
+    ) -> list[int] | None:
         """Play the layout by deduction alone: None when won, else the states at the stall. With
         ``trace``, the cells opened in order and a checkpoint now and then go into it; with
         ``resume``, the play starts from that checkpoint (of a layout whose opened numbers there
         are this one's); with ``watch``, it ends (None) as soon as every one of those cells is
         known (see :meth:`swapped`)."""
         nbs, n = self.nbs, self.n
-        num = bytearray(n)
+        num = [0] * n
         total = 0
-        for c in compress(range(n), mine):
+        for c in range(n):
+            if not mine[c]:
+                continue
             total += 1
             for d in nbs[c]:
                 num[d] += 1
         order: list[int] = trace.order if trace is not None else []
         # a checkpoint every `gap` cells opened (a few dozen a play, on any board)
-        gap = max(8, n // 48)
+        gap = max(16, n // 24)
         if resume is None:
-            st = bytearray(n)
-            need = bytearray(n)
-            unk = bytearray(n)
+            # (lists, not bytearrays: the compiled build reads and writes a list in place, and
+            # goes through a generic call for a bytearray)
+            st = [0] * n
+            need = [0] * n
+            unk = [0] * n
             left = n - total  # safe cells not yet open
             known = 0  # mines proven
             stack = [first]
@@ -273,11 +281,11 @@ class Certifier:
             stale: set[int] = set()  # numbers changed since the last count
             last = -gap  # (the first checkpoint: before anything is opened)
         else:
-            st, need, unk = bytearray(resume.st), bytearray(resume.need), bytearray(resume.unk)
+            st, need, unk = resume.st[:], resume.need[:], resume.unk[:]
             left, known = resume.left, resume.known
             stack, dirty, stale = list(resume.stack), list(resume.dirty), set(resume.stale)
             last = resume.opened
-        watched = bytearray(n)
+        watched = [0] * n
         for c in watch:
             if not st[c]:
                 watched[c] = 1
@@ -285,18 +293,8 @@ class Certifier:
         hits: list[int] = []  # the watched cells proven mines
         if watch and not pending:
             return None
-
-        def mark(d: int) -> int:
-            """``d`` is proven a mine: the numbers around it need one fewer (returns 1, counted)."""
-            st[d] = MINE
-            if watched[d]:
-                hits.append(d)
-            for e in nbs[d]:
-                if st[e] == OPEN:
-                    need[e] -= 1
-                    unk[e] -= 1
-                    dirty.append(e)
-            return 1
+        # (a cell proven a mine is marked by a method, not a closure here: a closure would make
+        # every variable of this loop a compiled closure's attribute, read through an object)
 
         while True:
             # the number rule: open what it proves (flooding zeros), to a fixed point
@@ -306,9 +304,9 @@ class Certifier:
                     trace.points.append(
                         Point(
                             last,
-                            bytes(st),
-                            bytes(need),
-                            bytes(unk),
+                            st[:],
+                            need[:],
+                            unk[:],
                             left,
                             known,
                             tuple(stack),
@@ -355,7 +353,7 @@ class Certifier:
                     elif k == u:
                         for d in nbs[x]:
                             if not st[d]:
-                                known += mark(d)
+                                known += self._mark(d, st, need, unk, dirty, watched, hits)
                         if hits and pending == len(hits):
                             return None
             if not left:
@@ -378,11 +376,32 @@ class Certifier:
             stack.extend(safe)
             for d in mines:
                 if not st[d]:
-                    known += mark(d)
+                    known += self._mark(d, st, need, unk, dirty, watched, hits)
             if hits and pending == len(hits):
                 return None
 
-    def _masks(self, st: bytearray, unk: bytearray) -> tuple[dict[int, int], list[int]]:
+    def _mark(
+        self,
+        d: int,
+        st: list[int],
+        need: list[int],
+        unk: list[int],
+        dirty: list[int],
+        watched: list[int],
+        hits: list[int],
+    ) -> int:
+        """``d`` is proven a mine: the numbers around it need one fewer (returns 1, counted)."""
+        st[d] = MINE
+        if watched[d]:
+            hits.append(d)
+        for e in self.nbs[d]:
+            if st[e] == OPEN:
+                need[e] -= 1
+                unk[e] -= 1
+                dirty.append(e)
+        return 1
+
+    def _masks(self, st: list[int], unk: list[int]) -> tuple[dict[int, int], list[int]]:
         """The open numbers that still touch unknown cells, each with those cells as a bit mask,
         and the frontier: the unknown cells those bits stand for, in order (a bit per frontier
         cell, not per board cell, so that a mask stays small on any board)."""
@@ -390,7 +409,9 @@ class Certifier:
         index: dict[int, int] = {}
         front: list[int] = []
         out = {}
-        for c in compress(range(self.n), unk):
+        for c in range(self.n):
+            if not unk[c]:
+                continue
             m = 0
             for d in nbs[c]:
                 if not st[d]:
@@ -403,7 +424,7 @@ class Certifier:
         return out, front
 
     def _pairs(
-        self, masks: dict[int, int], front: list[int], need: bytearray, stale: set[int]
+        self, masks: dict[int, int], front: list[int], need: list[int], stale: set[int]
     ) -> tuple[set[int], set[int]]:
         """The pair rule between each changed number and the numbers within two steps of it: for
         numbers ``x`` and ``y`` whose cells overlap in ``I``, the mines in ``I`` are bounded by both,
@@ -451,7 +472,7 @@ class Certifier:
         return {front[i] for i in _bits(safe)}, {front[i] for i in _bits(mines)}
 
     def _components(
-        self, masks: dict[int, int], front: list[int], need: bytearray, stale: set[int]
+        self, masks: dict[int, int], front: list[int], need: list[int], stale: set[int]
     ) -> tuple[set[int], set[int]]:
         """Count exactly, without the total, each frontier component holding a changed number."""
         numbers = list(masks)
@@ -461,7 +482,7 @@ class Certifier:
         return set(safe), set(mines)
 
     def _global(
-        self, masks: dict[int, int], front: list[int], st: bytearray, need: bytearray, left: int
+        self, masks: dict[int, int], front: list[int], st: list[int], need: list[int], left: int
     ) -> set[int]:
         """The cells proven safe by the exact count of the whole board with the mine total."""
         frontier = set(front)
@@ -470,108 +491,63 @@ class Certifier:
         return set(settled_cells(cons, self.limit.states, off=off, mines=left)[0])
 
 
-def settled_cells(
-    constraints: Sequence[tuple[Sequence[int], int]],
-    state_cap: int,
-    *,
-    off: Sequence[int] = (),
-    mines: int | None = None,
-    only: Container[int] | None = None,
-) -> tuple[list[int], list[int]]:
-    """The cells safe and the cells mined in every solution of ``constraints`` (``(cells, mines
-    among them)``), each component counted exactly. Without a total (``mines`` None) the
-    components are independent, ``off`` is ignored, and a component past ``state_cap`` states
-    settles nothing; with one, the ``off`` cells (in no constraint) take the mines the components
-    leave, and a component past ``state_cap`` settles nothing anywhere. ``only`` (without a total):
-    count only the components holding one of these constraints (their indices).
-
-    The lean path for callers that need no probabilities and no reasons and have run the cheap
-    rules already (the certifier of guess-free boards). The constraints must be satisfiable
-    (:class:`InconsistentPosition` otherwise)."""
-    safe: list[int] = []
-    mined: list[int] = []
-    counted: list[Counted] = []
-    for comp in components([(cells, v, i) for i, (cells, v) in enumerate(constraints)]):
-        if only is not None and mines is None and not any(i in only for i in comp.cons_label):
-            continue
-        n = comp.cells
-        try:
-            counted.append(count_component(comp, n if mines is None else min(n, mines), None, state_cap))
-        except OverBudget:
-            if mines is not None:
-                return [], []
-    if mines is None:
-        Rs = [[1] * len(cnt.W) for cnt in counted]
-    else:
-        polys = [cnt.W for cnt in counted]
-        pre = prefix_products(polys)
-        Rs = weights_with_total(polys, pre, len(off), mines)
-        if off:
-            num, z = off_weights(pre[-1], len(off), mines)
-            if num == 0:
-                safe.extend(off)
-            elif num == z:
-                mined.extend(off)
-    for cnt, R in zip(counted, Rs, strict=True):
-        M, Z = marginals(cnt, R)
-        if Z == 0:
-            raise InconsistentPosition("these numbers cannot all hold", ())
-        for b, cells in enumerate(cnt.comp.boxes):
-            if M[b] == 0:
-                safe.extend(cells)
-            elif M[b] == len(cells) * Z:
-                mined.extend(cells)
-    return safe, mined
-
-
-@dataclass(frozen=True, slots=True)
 class Point:
-    """A checkpoint of a play: everything it knows after ``opened`` cells were opened."""
+    """A checkpoint of a play: everything it knows after ``opened`` cells were opened (never
+    changed once made). A plain class, not a dataclass: compiled, a dataclass's ``__init__`` is
+    still the interpreted one ``dataclasses`` writes, and a play makes a few dozen of these."""
 
-    opened: int
-    st: bytes
-    need: bytes
-    unk: bytes
-    left: int
-    known: int
-    stack: tuple[int, ...]
-    dirty: tuple[int, ...]
-    stale: frozenset[int]
+    __slots__ = ("dirty", "known", "left", "need", "opened", "st", "stack", "stale", "unk")
+
+    def __init__(
+        self,
+        opened: int,
+        st: list[int],
+        need: list[int],
+        unk: list[int],
+        left: int,
+        known: int,
+        stack: tuple[int, ...],
+        dirty: tuple[int, ...],
+        stale: frozenset[int],
+    ) -> None:
+        self.opened, self.st, self.need, self.unk = opened, st, need, unk
+        self.left, self.known, self.stack, self.dirty, self.stale = left, known, stack, dirty, stale
 
 
-@dataclass(slots=True)
 class Trace:
     """A layout's certification (:meth:`Certifier.trace`): its verdict, the cells its play opened
-    in order and checkpoints of that play, for :meth:`Certifier.swapped`."""
+    in order and checkpoints of that play, for :meth:`Certifier.swapped` (a plain class, as
+    :class:`Point` is: a chain makes one for each swap it tries).
 
-    mine: bytearray
-    """The layout: 1 where a mine is."""
-    first: int
-    """The first click."""
-    won: bool
-    """Whether the layout is guess-free from ``first``."""
-    order: list[int]
-    """The cells opened, in the order the play opened them (empty when rejected before play)."""
-    points: list[Point]
-    """Checkpoints, by cells opened."""
+    - ``mine``: the layout, 1 where a mine is;
+    - ``first``: the first click;
+    - ``won``: whether the layout is guess-free from ``first``;
+    - ``order``: the cells opened, in the order the play opened them (empty when rejected
+      before play);
+    - ``points``: checkpoints, by cells opened;
+    - ``at``: where each cell is in ``order`` (past its end: not opened), made when first needed.
+    """
 
+    __slots__ = ("at", "first", "mine", "order", "points", "won")
 
-class _Table(Protocol):
-    """A neighbour table: ``table[c]`` is the cells around ``c``."""
-
-    def __getitem__(self, c: int, /) -> tuple[int, ...]: ...
+    def __init__(self, mine: list[int], first: int, won: bool, order: list[int], points: list[Point]) -> None:
+        self.mine, self.first, self.won, self.order, self.points = mine, first, won, order, points
+        self.at: list[int] | None = None
 
 
 class _Neighbours:
-    """A huge board's neighbours, computed when asked (its geometry keeps no table)."""
+    """The cells around each cell: ``nbs[c]``, from the geometry's table, or computed when asked on
+    a huge board (whose geometry keeps no table). A class of its own, not the table or a
+    protocol, so that the compiled build calls its ``__getitem__`` directly."""
 
-    __slots__ = ("neighbours",)
+    __slots__ = ("geo", "table")
 
-    def __init__(self, geo: Geometry) -> None:
-        self.neighbours = geo.neighbours
+    def __init__(self, geo: Geometry, table: tuple[tuple[int, ...], ...] | None) -> None:
+        self.geo, self.table = geo, table
 
     def __getitem__(self, c: int, /) -> tuple[int, ...]:
-        return self.neighbours(c)
+        table = self.table
+        return table[c] if table is not None else self.geo.neighbours(c)
 
 
 def _bits(mask: int) -> list[int]:
