@@ -43,6 +43,14 @@ def _check(read: BoardRead, meta: dict) -> None:
     ]
     assert wrong == []
     assert read.state == meta["state"] or (meta["state"] == "lost" and read.exploded is not None)
+    # the mine total, from the counter over the board where the program draws one in red
+    # seven-segment digits (never a wrong total: it would mislead every probability)
+    want_total = meta["mines"] if meta["program"] in COUNTERS else None
+    assert read.position.mines == want_total, (read.counter, read.position.mines)
+
+
+#: The programs whose mine counter the reader reads (the others write it as text).
+COUNTERS = {"xdemineur", "jsm-web"}
 
 
 def test_there_are_screenshots_of_each_program() -> None:

@@ -22,6 +22,7 @@ from PIL import Image
 
 from demine.engine.position import COVERED, FLAG, Position
 from demine.errors import DemineError
+from demine.screen.counter import read_counter, total_from_counter
 from demine.screen.grid import Grid, Lattice, find_grid, find_grids
 from demine.screen.tiles import Skin, cut_tiles, skins
 
@@ -209,7 +210,26 @@ def read_board(
             read,
         )
     read = _assemble(grid, labels, chosen.name, mines, float(dist.max()))
-    return dataclasses.replace(read, face=find_face(rgb, read.box, grid.x.period))
+    counter = read_counter(rgb, read.box, grid.x.period)
+    if counter is not None and mines is None:
+        total = _total(read, counter)
+        if total is not None:
+            read = _assemble(grid, labels, chosen.name, total, float(dist.max()))
+    return dataclasses.replace(read, counter=counter, face=find_face(rgb, read.box, grid.x.period))
+
+
+def _total(read: BoardRead, counter: int) -> int | None:
+    """The mine total a counter read means on this board (:func:`total_from_counter`), or None
+    where the board cannot hold it: fewer mines than it shows (the flags that are right, the
+    mines a lost game shows), or more than its covered cells and flags."""
+    states = read.position.states
+    flags = states.count(FLAG)
+    total = total_from_counter(counter, flags, read.width * read.height)
+    if total is None:
+        return None
+    shown = len(read.mines_shown) + (read.exploded is not None) + flags - len(read.wrong_flags)
+    room = states.count(COVERED) + flags
+    return total if shown <= total <= room else None
 
 
 def find_face(rgb: NDArray[np.uint8], box: tuple[int, int, int, int], cell: float) -> tuple[int, int] | None:
