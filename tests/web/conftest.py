@@ -140,21 +140,102 @@ def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
+        from playwright.sync_api import expect
+
+        expect.set_options(timeout=EXPECT_TIMEOUT_MS)
         b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         b.devices = p.devices  # the phones' descriptors ("iPhone 13", "Pixel 7"), for contexts
         yield b
         b.close()
 
 
+#: What the pages of the running test did that a failure report shows: each answer of 400 or
+#: more, each request that failed, each console error (their times from the test's start).
+PAGE_LOG: list[str] = []
+
+
+@dataclass
+class _Running:
+    """The browser test running now: its id and when it started."""
+
+    nodeid: str = ""
+    start: float = 0.0
+
+
+_RUNNING = _Running()
+
+#: How long a page may wait for what a test expects (Playwright's default is 5 s). A full run on
+#: CI's two cores, with the rest of the suite before it, once saw three new games not come within
+#: 5 s; a wait ends as soon as its condition holds, so a passing test is no slower for it.
+EXPECT_TIMEOUT_MS = 15_000
+
+#: A request that took longer than this (ms) is named at the end of the run (:data:`SLOW`), so a
+#: slow answer is seen even where the longer wait let its test pass.
+SLOW_MS = 2_000
+SLOW: list[str] = []
+
+
+def _timed(request: Any) -> None:
+    took = request.timing.get("responseEnd", -1)
+    if took > SLOW_MS:
+        SLOW.append(f"{_RUNNING.nodeid}: {request.method} {request.url} took {took / 1000:.1f} s")
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """The browser tests' slow requests, if any (:data:`SLOW_MS`)."""
+    if SLOW:
+        terminalreporter.section("slow page requests")
+        for line in SLOW:
+            terminalreporter.write_line(line)
+
+
+def _logged(text: str) -> None:
+    PAGE_LOG.append(f"{time.monotonic() - _RUNNING.start:8.2f} s  {text}")
+
+
 def open_page(browser: Any, **context: Any) -> Iterator[Any]:
-    """A page in a new context; fails the test if the page raised a script error."""
+    """A page in a new context; fails the test if the page raised a script error. What the page
+    did wrong on the network, and its console errors, go into a failure's report
+    (:func:`pytest_runtest_makereport`)."""
     ctx = browser.new_context(**context)
     pg = ctx.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.on("requestfailed", lambda r: _logged(f"failed: {r.method} {r.url}: {r.failure}"))
+    pg.on("response", lambda r: r.status >= 400 and _logged(f"{r.status}: {r.request.method} {r.url}"))
+    pg.on("console", lambda m: m.type == "error" and _logged(f"console: {m.text}"))
+    pg.on("requestfinished", _timed)
     yield pg
     ctx.close()
     assert not errors, errors
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Each test's page log starts empty, before its fixtures open pages."""
+    PAGE_LOG.clear()
+    _RUNNING.nodeid, _RUNNING.start = item.nodeid, time.monotonic()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A browser test's failure reports what its pages did (:data:`PAGE_LOG`) and where every
+    thread of this process was then: the test's server runs in one of them, so a request that
+    never answered shows where it waits."""
+    outcome = yield
+    report = outcome.get_result()
+    if not report.failed or call.when != "call" or "browser" not in getattr(item, "fixturenames", ()):
+        return
+    import sys
+    import threading
+    import traceback
+
+    names = {t.ident: t.name for t in threading.enumerate()}
+    stacks = [
+        f"thread {names.get(ident, ident)}:\n" + "".join(traceback.format_stack(frame)[-12:])
+        for ident, frame in sys._current_frames().items()
+    ]
+    report.sections.append(("the pages' network and console", "\n".join(PAGE_LOG) or "(nothing)"))
+    report.sections.append(("this process's threads", "\n".join(stacks)))
 
 
 def phone(browser: Any, name: str, **extra: Any) -> dict[str, Any]:

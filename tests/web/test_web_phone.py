@@ -26,8 +26,11 @@ def phone_page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Page]:
 def new_game(page: Page, server: str, preset: str, rule: str, seed: str = "", cells: int = 81) -> str:
     page.goto(server + "/")
     expect(page.locator("#board .cell")).to_have_count(480)  # the default expert game
+    first = game_id(page)
     choose_board(page, preset, rule, seed)
     page.locator("#new").click()
+    # the new game's own id: an expert board has the first game's 480 cells already
+    page.wait_for_function("id => new URL(location.href).searchParams.get('game') !== id", arg=first)
     expect(page.locator("#board .cell")).to_have_count(cells)
     return game_id(page)
 
