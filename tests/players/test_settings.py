@@ -28,7 +28,8 @@ def _moves(player: PlayerSpec, jobs: int = 1, start_method: str | None = None) -
 
 def test_the_defaults_are_the_adopted_values_and_repr_round_trips() -> None:
     s = BestSettings()
-    assert (s.depth, s.endgame_layouts, s.sampled_layouts, s.long_term_risk) == (3, 500, 5000, True)
+    assert (s.depth, s.endgame_layouts, s.sampled_layouts, s.long_term_risk) == (3, 1000, 5000, True)
+    assert (s.endgame_sample, s.endgame_nodes) == (1000, 200_000)
     changed = BestSettings(depth=2, credit_weight=Fraction(1, 3), far_off=False)
     assert eval(repr(changed)) == changed
     assert pickle.loads(pickle.dumps(changed)) == changed

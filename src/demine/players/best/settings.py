@@ -36,19 +36,21 @@ class BestSettings:
     True
     """
 
-    endgame_layouts: int = 500
-    """The exact endgame search runs when at most this many layouts remain (2 or more)."""
+    endgame_layouts: int = 1000
+    """The exact endgame search runs when at most this many layouts remain (2 or more; 500 until
+    2026-12-03: 1,000 won 166 expert boards that 500 lost against 123 the other way, p 0.013 over
+    100,000, and lost nothing on the smaller boards, docs/research/jsminesweeper.md)."""
     sampled_layouts: int = 5000
     """Above ``endgame_layouts`` and up to this many layouts, the search runs over a uniform
     sample of them (0: never)."""
-    endgame_sample: int = 500
-    """The sampled search's draws (a layout drawn twice counts once)."""
+    endgame_sample: int = 1000
+    """The sampled search's draws (a layout drawn twice counts once; 500 until 2026-12-03)."""
     sample_assignments: int = 20_000
     """No sampled search when the frontier cells have more assignments than this (drawing lists
     them all)."""
-    endgame_nodes: int = 50_000
+    endgame_nodes: int = 200_000
     """Search nodes an endgame search may visit before it gives up for this move (a count, not a
-    time, so a game plays the same on any machine)."""
+    time, so a game plays the same on any machine; 50,000 until 2026-12-03)."""
     candidate_share: float = 0.9
     """Look-ahead candidates: frontier cells whose safety is at least this share of the best."""
     max_candidates: int = 8
