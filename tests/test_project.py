@@ -16,8 +16,11 @@ ROOT = Path(__file__).resolve().parent.parent
 #: research log (docs/research/). 15 KB until 2026-12-02, when it held 15,355 bytes and the figures
 #: of three more comparisons were on their way (the JSMinesweeper peer, screen reading, no-guess
 #: density). Restructured then, with history moved to the research topics, it holds 16 KB; 24 KB
-#: leaves those figures room (a table each, 1-3 KB) and keeps the page a two-minute read.
-RESULTS_PAGE_LIMIT = 24 * 1024
+#: leaves those figures room (a table each, 1-3 KB) and keeps the page a two-minute read. 26 KB
+#: since 2026-12-03: the larger endgame's adoption table (its six paired runs, 1.5 KB) is a figure
+#: users rely on; what was history went to the research log first (issue 37's goal runs), and what
+#: is left describes how today's figures were measured.
+RESULTS_PAGE_LIMIT = 26 * 1024
 #: The research log, one file per topic, and its index.
 RESEARCH = ROOT / "docs" / "research"
 
