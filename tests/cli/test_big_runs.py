@@ -304,6 +304,26 @@ def test_ctrl_c_stops_a_run_whole_and_resume_finishes_it(
     assert rows(rec) == unbroken and json.loads(out)["wins"] == sum(r[1] for r in unbroken)
 
 
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc (Linux)")
+def test_a_pools_workers_leave_ctrl_c_to_the_bench(
+    unbroken: list[tuple[int, bool, int, int]], tmp_path: Path
+) -> None:
+    """A Ctrl-C reaches the whole group; the bench stops its pool itself. A worker that took
+    it as an interrupt could be caught inside the pool's queues and leave the bench waiting on
+    them for ever (the test above hung 1 stop in 12 so): a worker ignores it, and the run goes on
+    when only the workers get one."""
+    rec = tmp_path / "r.jsonl"
+    with Bench([*BASE, "--games", "200", "--jobs", "2", "--record", str(rec)], tmp_path) as bench:
+        bench.wait_for(rec, 16)
+        workers = [pid for pid in _alive(bench.group) if pid != bench.group]
+        assert len(workers) == 2
+        for pid in workers:
+            os.kill(pid, signal.SIGINT)
+        code, err = bench.stopped()
+        assert code == 0 and "Traceback" not in err, err
+    assert rows(rec) == unbroken
+
+
 def test_a_stop_says_the_games_the_record_holds_even_between_a_write_and_its_count(tmp_path: Path) -> None:
     """A Ctrl-C can come after a game's line is written and before it is counted (a Dask run
     once said 39 games of a record of 40), or in the middle of a line: the message counts the

@@ -12,6 +12,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import random
+import signal
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -241,9 +242,12 @@ def _play_chunk(args: tuple[list[GameSpec], str | PlayerSpec, bool, bool]) -> li
 
 def _pool_start(bench: int) -> None:
     """In a pool's worker: exit when the bench that started it is gone (a bench killed outright
-    leaves no worker playing on)."""
+    leaves no worker playing on), and ignore Ctrl-C, which a terminal sends to the whole process
+    group: the bench stops its pool itself (:func:`run_games`). A worker interrupted inside the
+    pool's queues could leave the bench waiting on them for ever (1 stop in 12 here)."""
     from demine._process import exit_with_parent
 
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     exit_with_parent(bench)
 
 
@@ -284,11 +288,18 @@ def run_games(
             yield play_game(s, player_name, measure_forced, keep_record)
         return
     context = multiprocessing.get_context(start_method) if start_method else None
-    with ProcessPoolExecutor(
+    pool = ProcessPoolExecutor(
         max_workers=jobs, mp_context=context, initializer=_pool_start, initargs=(os.getpid(),)
-    ) as pool:
+    )
+    try:
         for results in pool.map(_play_chunk, tasks):
             yield from results
+    except BaseException:
+        # stopped (Ctrl-C, a signal as Stopped, an error or a close of the caller's): the chunks
+        # not begun are dropped, the few begun end, then the workers exit
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
 
 
 def bench(
