@@ -7,8 +7,10 @@ FOLDER (default tests/data/screen) holds screenshots with their truth (``NAME.js
 variants: scaled by 1.25, 1.5 and 2 (bilinear, bicubic, Lanczos, nearest), JPEG at quality 75
 and 90, and scaled 1.5 then JPEG 75. Per program and scale it counts the cells read right, the
 cells misread (a wrong label: the error that matters) and the cells refused (the reader said it
-could not classify them, or found no grid: every cell of that screenshot). ms to read: the
-median of ``--repeat`` reads of each expert-size (30x16) screenshot, as it is.
+could not classify them, or found no grid: every cell of that screenshot). The mine total too,
+per program and scale: read right, not read, read wrong (the counter's red digits, or the count
+written as text, with Tesseract). ms to read: the median of ``--repeat`` reads of each
+expert-size (30x16) screenshot, as it is, and without the text count (``text=False``).
 
 obr_board (ms-toollib, the one open library that reads a board from a screenshot) runs in a
 child process, since it aborts its process where it cannot load its model (``params.onnx``,
@@ -33,7 +35,7 @@ from pathlib import Path
 from PIL import Image
 
 from demine.screen.read import UnreadableScreen, read_board
-from demine.screen.truth import load_truth, read_labels, truth_labels
+from demine.screen.truth import count_shown, load_truth, read_labels, truth_labels
 
 R = Image.Resampling
 
@@ -121,6 +123,8 @@ def main() -> int:
     table: dict[tuple[str, str], list[int]] = {}  # (program, scale) -> [right, misread, refused]
     failures: list[str] = []
     times: dict[str, list[float]] = {}
+    bare: dict[str, list[float]] = {}  # the same reads without the text count
+    totals: dict[tuple[str, str], list[int]] = {}  # (program, scale) -> [right, not read, wrong]
     found = list(shots(ns.folders))
     if not found:
         print("no screenshots with their truth in " + ", ".join(ns.folders), file=sys.stderr)
@@ -143,6 +147,13 @@ def main() -> int:
                 read = e.read
                 refused = {r * read.width + c for r, c, _ in e.cells}
                 failures.append(f"{png.name} {name}: {len(refused)} cells refused")
+            else:
+                shown = count_shown(meta)
+                if shown is not None:
+                    t = totals.setdefault((program, scale), [0, 0, 0])
+                    t[0 if read.position.mines == shown else 1 if read.position.mines is None else 2] += 1
+                    if read.position.mines != shown:
+                        failures.append(f"{png.name} {name}: total {read.position.mines}, {shown} shown")
             got = read_labels(read)
             if len(got) != len(want):
                 if refused:  # a wrong grid, but refused: nothing was claimed
@@ -168,6 +179,11 @@ def main() -> int:
                     read_board(img)
                 ts.append((time.perf_counter() - t) * 1000)
             times.setdefault(program, []).extend(ts)
+            for _ in range(ns.repeat):
+                t = time.perf_counter()
+                with contextlib.suppress(UnreadableScreen):
+                    read_board(img, text=False)
+                bare.setdefault(program, []).append((time.perf_counter() - t) * 1000)
     load = os.getloadavg()
     print(f"{len(found)} screenshots; load {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
     print(
@@ -176,8 +192,15 @@ def main() -> int:
     for (program, scale), (right, mis, ref) in sorted(table.items()):
         total = right + mis + ref
         print(f"{program:<12} {scale:<10} {total:>7} {right:>7} {mis:>8} {ref:>8}  {right / total:.2%}")
+    print(f"{'program':<12} {'scale':<10} {'totals':>7} {'right':>7} {'not read':>8} {'wrong':>8}")
+    for (program, scale), (right, unread, wrong) in sorted(totals.items()):
+        print(f"{program:<12} {scale:<10} {right + unread + wrong:>7} {right:>7} {unread:>8} {wrong:>8}")
     for program, ts in sorted(times.items()):
-        print(f"ms to read a 30x16 {program} screenshot: median {statistics.median(ts):.0f} (of {len(ts)})")
+        plain = statistics.median(bare[program])
+        print(
+            f"ms to read a 30x16 {program} screenshot: median {statistics.median(ts):.0f} "
+            f"({plain:.0f} without the text count; of {len(ts)})"
+        )
     for f in failures:
         print("  " + f)
     obr = obr_board(found[0][0])
@@ -189,7 +212,12 @@ def main() -> int:
                 {"program": p, "scale": s, "right": r, "misread": m, "refused": f}
                 for (p, s), (r, m, f) in sorted(table.items())
             ],
+            "totals": [
+                {"program": p, "scale": s, "right": r, "not_read": u, "wrong": w}
+                for (p, s), (r, u, w) in sorted(totals.items())
+            ],
             "ms_expert": {p: statistics.median(ts) for p, ts in times.items()},
+            "ms_expert_no_text": {p: statistics.median(ts) for p, ts in bare.items()},
             "failures": failures,
             "obr_board": obr,
         }

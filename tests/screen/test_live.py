@@ -233,3 +233,24 @@ def test_a_contradiction_read_twice_alike_is_taken_as_the_board() -> None:
     )
     assert log.outcome == "won" and len(log.misreads) == 1
     assert len(window.clicks) == len(log.turns) == log.reads - 2
+
+
+def test_watch_reads_a_total_once_and_again_for_a_board_of_another_size() -> None:
+    from demine.screen.watch import KnownTotal
+
+    shown = [(9, 9, 10)]  # the board on the screen: its size, and the count written beside it
+    calls: list[int | None] = []
+
+    def reader(picture: object, *, mines: int | None, skin: str | None) -> FakeRead:
+        calls.append(mines)
+        w, h, total = shown[0]
+        return FakeRead(Position.covered(w, h, total if mines is None else mines), (0, 0, 10, 10), "playing")
+
+    known = KnownTotal(None)
+    assert known.read(reader, None, None).position.mines == 10
+    assert known.read(reader, None, None).position.mines == 10
+    assert calls == [None, 10]  # read once (an OCR pass), then passed in
+    shown[0] = (16, 16, 40)  # another game, of another size
+    assert known.read(reader, None, None).position.mines == 40
+    assert calls == [None, 10, 10, None]
+    assert KnownTotal(7).read(reader, None, None).position.mines == 7 and calls[-1] == 7

@@ -27,7 +27,8 @@ def add_screen(sub: Any) -> None:
         "read",
         help="the position a screenshot shows, in the text format",
         description="Read the board in a screenshot: the first line WxHxM when the mine count is "
-        "known (the counter read, or --mines), else WxH, then the rows (H covered, F flag, 0-8).",
+        "known (the counter read, the count written beside the board read with Tesseract, or "
+        "--mines), else WxH, then the rows (H covered, F flag, 0-8).",
     )
     _common(r)
     r.add_argument("--json", action="store_true", help="also where the board is, its cell size and skin")
@@ -88,6 +89,12 @@ def _read(ns: argparse.Namespace) -> tuple[Any, Any]:
 
 def cmd_read(ns: argparse.Namespace) -> int:
     _, read = _read(ns)
+    if read.position.mines is None:
+        from demine.screen.text import ocr_missing
+
+        why = ocr_missing()
+        also = f"; counts written as text are not read: {why}" if why else ""
+        print(f"demine: no mine count read in {ns.image} (--mines N gives it){also}", file=sys.stderr)
     if ns.json:
         print(json.dumps(read.to_json()))
     else:

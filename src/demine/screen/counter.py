@@ -8,8 +8,8 @@ seven segments each clearly lit or clearly dark, on a black box, in a pattern th
 Anything else is no counter (None), and the position keeps no total unless one is given.
 
 Programs that write their count as text (Tatham's Mines' status line, GNOME Mines' and KMines'
-labels, demine's page) are not read here: their total is given (``--mines``), or known to
-``demine screen play`` from the board it asked for.
+labels, demine's page) are read by :mod:`demine.screen.text`, with Tesseract's OCR; their total
+can also be given (``--mines``), and ``demine screen play`` knows it from the board it asked for.
 """
 
 from __future__ import annotations

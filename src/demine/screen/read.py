@@ -24,6 +24,7 @@ from demine.engine.position import COVERED, FLAG, Position
 from demine.errors import DemineError
 from demine.screen.counter import read_counter, total_from_counter
 from demine.screen.grid import Grid, Lattice, find_grid, find_grids
+from demine.screen.text import read_count
 from demine.screen.tiles import Skin, cut_tiles, skins
 
 #: A cell is read when its tile is within this RMS distance (0-255) of one of the skin's
@@ -93,6 +94,8 @@ class BoardRead:
     """Flags the finished game marks as wrong (flags in ``position``)."""
     face: tuple[int, int] | None = None
     """The new-game button's centre (a smiley), in the image's pixels, if the skin has one."""
+    count_text: str | None = None
+    """The line of text the mine total was read from (:mod:`demine.screen.text`), when it was."""
     distance: float = field(default=0.0, compare=False)
     """The largest distance of a cell's tile to its template (0-255; small: a sure read)."""
 
@@ -132,6 +135,7 @@ class BoardRead:
             "cell_h": round(self.cell_h, 3),
             "skin": self.skin,
             "counter": self.counter,
+            "count_text": self.count_text,
             "state": self.state,
             "questions": rc(self.questions),
             "exploded": None if self.exploded is None else list(divmod(self.exploded, w)),
@@ -157,11 +161,15 @@ def read_board(
     mines: int | None = None,
     skin: str | None = None,
     hint_box: tuple[int, int, int, int] | None = None,
+    text: bool = True,
 ) -> BoardRead:
     """Read the board in ``image`` (a PIL image, or an HxWx3 uint8 array: a whole screen or a
     window). ``mines``: the total, when the counter cannot be read (it wins over the counter).
     ``skin``: read with that skin's templates only. ``hint_box``: where the board was last time
-    (left, top, right, bottom): the grid is looked for there first.
+    (left, top, right, bottom): the grid is looked for there first. ``text``: where neither
+    ``mines`` nor a seven-segment counter gives the total, read a count written as text beside
+    the board (:mod:`demine.screen.text`, Tesseract's OCR: 0.15-1.7 s a read, where it is
+    installed).
 
     Raises :class:`UnreadableScreen` when no grid is found or cells cannot be classified (it
     names them, with their pixel boxes).
@@ -211,22 +219,29 @@ def read_board(
         )
     read = _assemble(grid, labels, chosen.name, mines, float(dist.max()))
     counter = read_counter(rgb, read.box, grid.x.period)
-    if counter is not None and mines is None:
-        total = _total(read, counter)
+    total, said = None, None
+    if mines is None:
+        flags = read.position.states.count(FLAG)
+        if counter is not None:
+            total = _fits(read, total_from_counter(counter, flags, read.width * read.height))
+        if total is None and text:
+            written = read_count(img, read.box, grid.x.period, read.width, read.height, flags)
+            if written is not None and _fits(read, written.total) is not None:
+                total, said = written.total, written.text
         if total is not None:
             read = _assemble(grid, labels, chosen.name, total, float(dist.max()))
-    return dataclasses.replace(read, counter=counter, face=find_face(rgb, read.box, grid.x.period))
+    face = find_face(rgb, read.box, grid.x.period)
+    return dataclasses.replace(read, counter=counter, count_text=said, face=face)
 
 
-def _total(read: BoardRead, counter: int) -> int | None:
-    """The mine total a counter read means on this board (:func:`total_from_counter`), or None
-    where the board cannot hold it: fewer mines than it shows (the flags that are right, the
-    mines a lost game shows), or more than its covered cells and flags."""
-    states = read.position.states
-    flags = states.count(FLAG)
-    total = total_from_counter(counter, flags, read.width * read.height)
+def _fits(read: BoardRead, total: int | None) -> int | None:
+    """``total``, or None where the board cannot hold that many mines: fewer than it shows (the
+    flags that are right, the mines a lost game shows), or more than its covered cells and
+    flags."""
     if total is None:
         return None
+    states = read.position.states
+    flags = states.count(FLAG)
     shown = len(read.mines_shown) + (read.exploded is not None) + flags - len(read.wrong_flags)
     room = states.count(COVERED) + flags
     return total if shown <= total <= room else None

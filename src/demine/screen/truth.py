@@ -23,6 +23,20 @@ def load_truth(path: str | Path) -> dict[str, Any]:
     return meta
 
 
+#: The programs that draw their mine count in red seven-segment digits (demine.screen.counter).
+COUNTERS = frozenset({"xdemineur", "jsm-web"})
+#: The programs that write it as text beside the board (demine.screen.text, with OCR).
+TEXT_COUNTS = frozenset({"tatham", "gnome", "kmines", "demine-web"})
+
+
+def count_shown(meta: dict[str, Any]) -> int | None:
+    """The mine total a screenshot shows: every program's but a lost game of Tatham's, whose
+    status line says "DEAD!" in place of its count."""
+    if meta["program"] == "tatham" and meta["state"] == "lost":
+        return None
+    return int(meta["mines"]) if meta["program"] in COUNTERS | TEXT_COUNTS else None
+
+
 def truth_labels(meta: dict[str, Any]) -> list[str]:
     """Each cell's label (see :data:`demine.screen.tiles.LABELS`), row-major."""
     p = Position.from_text(meta["truth"])

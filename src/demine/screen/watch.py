@@ -111,6 +111,32 @@ def hints_for(read: BoardView) -> Hints:
     return Hints(read, safe, mines, wrong, r * w + c, reason, guess["mine_probability"])
 
 
+class KnownTotal:
+    """The mine total of the board watched: ``given``, or the first one read (a count written
+    as text costs an OCR pass, 0.15-1.7 s) and passed to the reads after it while the board keeps
+    its size; a board of another size is another game, its total read again."""
+
+    def __init__(self, given: int | None) -> None:
+        self.given = given
+        self.known: tuple[int, int, int] | None = None
+        """The total read, with the board's width and height then."""
+
+    def read(self, reader: Reader, picture: Any, skin: str | None) -> BoardView:
+        """``reader``'s read of ``picture``, with the total known so far."""
+        if self.given is not None:
+            return reader(picture, mines=self.given, skin=skin)
+        if self.known is not None:
+            mines, width, height = self.known
+            read = reader(picture, mines=mines, skin=skin)
+            if (read.position.width, read.position.height) == (width, height):
+                return read
+            self.known = None
+        read = reader(picture, mines=None, skin=skin)
+        if read.position.mines is not None:
+            self.known = (read.position.mines, read.position.width, read.position.height)
+        return read
+
+
 def watch(
     conn: Connection,
     program: Program,
@@ -129,6 +155,7 @@ def watch(
     read). With ``overlay`` the hints are also drawn over the board (and the window is grabbed
     from its own pixels, so the overlay is never read)."""
     window = LiveWindow(conn, window_id, unobscured=overlay)
+    total = KnownTotal(mines)
     drawn = Overlay(conn) if overlay else None
     last_picture: Any = None
     last_seen: tuple[bytes, str] | None = None
@@ -148,7 +175,7 @@ def watch(
                 continue
             last_picture = picture
             try:
-                read = reader(picture, mines=mines, skin=program.skin)
+                read = total.read(reader, picture, program.skin)
             except DemineError as e:
                 show(f"cannot read the board: {e}")
                 time.sleep(interval)
