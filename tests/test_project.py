@@ -19,8 +19,10 @@ ROOT = Path(__file__).resolve().parent.parent
 #: leaves those figures room (a table each, 1-3 KB) and keeps the page a two-minute read. 26 KB
 #: since 2026-12-03: the larger endgame's adoption table (its six paired runs, 1.5 KB) is a figure
 #: users rely on; what was history went to the research log first (issue 37's goal runs), and what
-#: is left describes how today's figures were measured.
-RESULTS_PAGE_LIMIT = 26 * 1024
+#: is left describes how today's figures were measured. 27 KB since 2026-12-04: the next candidate
+#: endgame's 100,000-board paired run (0.6 KB) is the figure its adoption will rest on; two history
+#: paragraphs of section 2 went to the research log first.
+RESULTS_PAGE_LIMIT = 27 * 1024
 #: The research log, one file per topic, and its index.
 RESEARCH = ROOT / "docs" / "research"
 
