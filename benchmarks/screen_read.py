@@ -114,6 +114,18 @@ def obr_board(png: Path, timeout: float = 60) -> dict:
     return {"ended": ended, "crash_log": why, "stderr": last}
 
 
+def _read_ms(img: Image.Image, repeat: int, **options: bool) -> list[float]:
+    """ms of each of ``repeat`` reads of ``img`` (a read refused still counts its time: its
+    cells were counted in the table)."""
+    out = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        with contextlib.suppress(UnreadableScreen):
+            read_board(img, **options)
+        out.append((time.perf_counter() - t) * 1000)
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("folders", nargs="*", default=["tests/data/screen"])
@@ -172,18 +184,8 @@ def main() -> int:
                 failures.append(f"{png.name} {name}: {wrong} cells misread")
         rows = meta["truth"].splitlines()[1:]
         if (len(rows[0]), len(rows)) == (30, 16):
-            ts = []
-            for _ in range(ns.repeat):
-                t = time.perf_counter()
-                with contextlib.suppress(UnreadableScreen):  # (counted above; still a read's time)
-                    read_board(img)
-                ts.append((time.perf_counter() - t) * 1000)
-            times.setdefault(program, []).extend(ts)
-            for _ in range(ns.repeat):
-                t = time.perf_counter()
-                with contextlib.suppress(UnreadableScreen):
-                    read_board(img, text=False)
-                bare.setdefault(program, []).append((time.perf_counter() - t) * 1000)
+            times.setdefault(program, []).extend(_read_ms(img, ns.repeat))
+            bare.setdefault(program, []).extend(_read_ms(img, ns.repeat, text=False))
     load = os.getloadavg()
     print(f"{len(found)} screenshots; load {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
     print(

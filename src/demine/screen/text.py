@@ -118,20 +118,6 @@ def read_count(
     return None
 
 
-def _crop(box: tuple[int, int, int, int], size: tuple[int, int], margin: int) -> tuple[int, int, int, int]:
-    left, top, right, bottom = box
-    return (
-        max(0, left - margin),
-        max(0, top - margin),
-        min(size[0], right + margin),
-        min(size[1], bottom + margin),
-    )
-
-
-def _margin(cell: float) -> int:
-    return max(MARGIN_PX, round(MARGIN_CELLS * cell))
-
-
 def text_lines(
     img: Image.Image,
     box: tuple[int, int, int, int],
@@ -151,12 +137,15 @@ def text_lines(
     import pytesseract
 
     width, height = img.size
-    x0, y0, x1, y1 = _crop(box, (width, height), _margin(cell) if margin is None else margin)
+    left, top, right, bottom = box
+    if margin is None:
+        margin = max(MARGIN_PX, round(MARGIN_CELLS * cell))
+    x0, y0 = max(0, left - margin), max(0, top - margin)
+    x1, y1 = min(width, right + margin), min(height, bottom + margin)
     grey = np.array(img.convert("L").crop((x0, y0, x1, y1)))
     # the board painted over, so that Tesseract takes the text beside it for the only content:
     # in the shade of the band a cell wide around it (its window's, not a desktop's; white,
     # or a shade far from the window's, unsettles Tesseract's threshold and layout)
-    left, top, right, bottom = box
     pad, band = max(1, round(cell / 2)), max(2, round(cell))
 
     def around(p: int) -> NDArray[np.bool_]:
