@@ -54,6 +54,20 @@ VARIANTS: dict[str, dict[str, Any] | None] = {
     "sample1000": {"endgame_sample": 1000, "endgame_nodes": 200_000},
     # and the exact endgame up to 1000 layouts
     "exact1000": {"endgame_layouts": 1000, "endgame_sample": 1000, "endgame_nodes": 200_000},
+    # exact to 2,500 layouts, 2,500 draws up to 10,000, a node budget of 600,000 (the default
+    # since 2026-12-04), and the endgame before it (the hints' own, HINT_SETTINGS)
+    "v2500": {
+        "endgame_layouts": 2500,
+        "sampled_layouts": 10_000,
+        "endgame_sample": 2500,
+        "endgame_nodes": 600_000,
+    },
+    "before2500": {
+        "endgame_layouts": 1000,
+        "sampled_layouts": 5000,
+        "endgame_sample": 1000,
+        "endgame_nodes": 200_000,
+    },
     "depth2": {"depth": 2},  # two reveals ahead (the default before 2026-11-24)
     # three reveals without long-term risk and the sampled endgame (nearer minesolve's pure search)
     "bare3": {"long_term_risk": False, "sampled_layouts": 0},

@@ -25,11 +25,13 @@ def test_endgame_time_times_each_search_that_runs(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with benchmark_script("endgame_time") as script:
-        monkeypatch.setattr(sys, "argv", ["endgame_time.py", "--games", "20", "--seed", "speed"])
+        monkeypatch.setattr(sys, "argv", ["endgame_time.py", "--games", "20", "--seed", "speed-f"])
         script.main()
     rows = [line.split() for line in capsys.readouterr().out.splitlines() if line.split()[:1] == ["current"]]
     assert [r[3] for r in rows] == ["exact", "sampled"]
-    assert int(rows[0][4]) > 0 and int(rows[1][4]) > 0  # these 20 expert games make both kinds
+    # these 20 expert games make both kinds (the seed picked for it: with the endgame exact to
+    # 2,500 layouts, few games reach a sampled search)
+    assert int(rows[0][4]) > 0 and int(rows[1][4]) > 0
 
 
 def test_endgame_time_names_an_unknown_variant(

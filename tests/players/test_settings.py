@@ -13,6 +13,7 @@ from demine.analysis import Limit
 from demine.bench import generated_specs, run_games
 from demine.cli import main
 from demine.players.best import BestPlayer
+from demine.players.best.settings import HINT_SETTINGS
 
 EXPERT = generated_specs(30, 16, 99, "safe", None, 8, "settings")
 
@@ -28,8 +29,21 @@ def _moves(player: PlayerSpec, jobs: int = 1, start_method: str | None = None) -
 
 def test_the_defaults_are_the_adopted_values_and_repr_round_trips() -> None:
     s = BestSettings()
-    assert (s.depth, s.endgame_layouts, s.sampled_layouts, s.long_term_risk) == (3, 1000, 5000, True)
-    assert (s.endgame_sample, s.endgame_nodes) == (1000, 200_000)
+    assert (s.depth, s.endgame_layouts, s.sampled_layouts, s.long_term_risk) == (3, 2500, 10_000, True)
+    assert (s.endgame_sample, s.endgame_nodes) == (2500, 600_000)
+    # a hint a person waits for keeps the smaller endgame it had (its searches are bounded by
+    # nodes, not by the hint's time budget)
+    hint = HINT_SETTINGS
+    assert (hint.endgame_layouts, hint.sampled_layouts, hint.endgame_sample, hint.endgame_nodes) == (
+        1000,
+        5000,
+        1000,
+        200_000,
+    )
+    assert (
+        hint.replace(endgame_layouts=2500, sampled_layouts=10_000, endgame_sample=2500, endgame_nodes=600_000)
+        == s
+    )
     changed = BestSettings(depth=2, credit_weight=Fraction(1, 3), far_off=False)
     assert eval(repr(changed)) == changed
     assert pickle.loads(pickle.dumps(changed)) == changed

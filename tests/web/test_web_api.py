@@ -661,3 +661,40 @@ def test_probabilities_before_the_first_click_are_the_density(client: TestClient
     h = client.get(f"/api/games/{v['id']}/hints").json()
     assert set(h["probabilities"]) == {round(1000 * 99 / 480)}  # 206 in thousandths, not 0
     assert h["best"]["mine_probability"] == 0  # the first click itself is safe
+
+
+#: An intermediate position with no safe cell and 2,304 layouts (found by best's own play, seed
+#: "fp260"): above the hint's exact endgame (1,000 layouts), within best's (2,500).
+BETWEEN_ENDGAMES = """16x16x40
+0001H100001HHHHH
+00011100013HHHHH
+0011100001HHHHHH
+001H1000013HHHHH
+00122211012HHHH1
+0001H2H112H234H2
+000223111H322HHH
+0113H200113H44HH
+13H4H200002HH4HH
+1HH311000135HH21
+1332112111HH3321
+01H11H2H112212H2
+12111121100013H2
+H100000111001H21
+11011101H1002220
+0001H10111001H10
+"""
+
+
+def test_the_hints_best_guess_keeps_the_smaller_endgame_that_fits_a_click() -> None:
+    # best's exact endgame reaches 2,500 layouts; the hint's stops at 1,000 (its searches are
+    # bounded by nodes, not by the hint's 0.05 s), so here the hint samples where best is exact
+    from demine import Position, analyze, best_move
+
+    p = Position.from_text(BETWEEN_ENDGAMES)
+    a = analyze(p)
+    assert not a.safe and a.solutions == 2304
+    assert best_move(p, Limit(), analysis=a).reason == "endgame"
+    from demine.web.hints import analysis_board
+
+    board = analysis_board(BETWEEN_ENDGAMES, guess_limit=Limit())
+    assert board["best"]["reason"] == "sampled endgame"

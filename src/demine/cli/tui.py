@@ -316,13 +316,14 @@ class PlayApp(App[int]):
 
     def action_hint(self) -> None:
         from demine import best_move
+        from demine.players.best.settings import HINT_SETTINGS
 
         g = self.game
         if g.over or not g.moves:
             self.message = "open a cell first" if not g.over else "the game is over"
             self.show()
             return
-        bm = best_move(g.position().without_flags(), Limit(seconds=0.5))
+        bm = best_move(g.position().without_flags(), Limit(seconds=0.5), settings=HINT_SETTINGS)
         cell = bm.move.cell
         self.board.cursor = cell
         where = g.geometry.name(cell)

@@ -14,6 +14,7 @@ from demine.engine.formats import Board, board_to_mbf
 from demine.engine.grid import check_mines, default_start
 from demine.engine.position import COVERED, FLAG, Position
 from demine.errors import InconsistentPosition, SizeError
+from demine.players.best.settings import HINT_SETTINGS
 
 MAX_SIDE = 100
 """The largest board side the web game accepts."""
@@ -153,7 +154,7 @@ def best_guess(plain: Position, a: Analysis, guess_limit: Limit = GUESS_LIMIT) -
     chance to win with best play, after a look-ahead the chance to survive the next reveals."""
     from demine import best_move
 
-    bm = best_move(plain, guess_limit, analysis=a)
+    bm = best_move(plain, guess_limit, analysis=a, settings=HINT_SETTINGS)
     return {
         "cell": _rc(plain.width, bm.move.cell),
         "reason": bm.reason,

@@ -36,21 +36,25 @@ class BestSettings:
     True
     """
 
-    endgame_layouts: int = 1000
-    """The exact endgame search runs when at most this many layouts remain (2 or more; 500 until
+    endgame_layouts: int = 2500
+    """The exact endgame search runs when at most this many layouts remain (2 or more). 500 until
     2026-12-03: 1,000 won 166 expert boards that 500 lost against 123 the other way, p 0.013 over
-    100,000, and lost nothing on the smaller boards, docs/research/jsminesweeper.md)."""
-    sampled_layouts: int = 5000
+    100,000. 1,000 until 2026-12-04: 2,500 (with the three values below) won 167 against 113,
+    p 0.0015 over 100,000 fresh expert boards, and lost nothing on the smaller boards
+    (docs/research/jsminesweeper.md)."""
+    sampled_layouts: int = 10_000
     """Above ``endgame_layouts`` and up to this many layouts, the search runs over a uniform
-    sample of them (0: never)."""
-    endgame_sample: int = 1000
-    """The sampled search's draws (a layout drawn twice counts once; 500 until 2026-12-03)."""
+    sample of them (0: never; 5,000 until 2026-12-04)."""
+    endgame_sample: int = 2500
+    """The sampled search's draws (a layout drawn twice counts once; 500 until 2026-12-03, 1,000
+    until 2026-12-04)."""
     sample_assignments: int = 20_000
     """No sampled search when the frontier cells have more assignments than this (drawing lists
     them all)."""
-    endgame_nodes: int = 200_000
+    endgame_nodes: int = 600_000
     """Search nodes an endgame search may visit before it gives up for this move (a count, not a
-    time, so a game plays the same on any machine; 50,000 until 2026-12-03)."""
+    time, so a game plays the same on any machine; 50,000 until 2026-12-03, 200,000 until
+    2026-12-04)."""
     candidate_share: float = 0.9
     """Look-ahead candidates: frontier cells whose safety is at least this share of the best."""
     max_candidates: int = 8
@@ -181,5 +185,13 @@ class Hooks:
 NO_HOOKS = Hooks()
 #: The adopted settings (the functions' defaults).
 DEFAULT_SETTINGS = BestSettings()
+#: The settings of a hint a person waits for (the web game's best guess, which ``screen watch``
+#: shows too, and the terminal game's hint key): the adopted ones with the endgame ``best`` had
+#: until 2026-12-04. The endgame's searches are bounded by nodes, not by the hint's time budget;
+#: the adopted, larger one's took up to 4.1 s a search on 2,000 expert games here against 0.76 s
+#: for this one (``benchmarks/endgame_time.py current v2500``), and a hint comes on every click.
+HINT_SETTINGS = BestSettings(
+    endgame_layouts=1000, sampled_layouts=5000, endgame_sample=1000, endgame_nodes=200_000
+)
 #: ``fast``'s adopted settings.
 DEFAULT_FAST = FastSettings()
