@@ -81,6 +81,11 @@ VARIANTS = {
     "x1.25-bilinear": lambda im: im.resize((round(im.width * 1.25), round(im.height * 1.25)), R.BILINEAR),
     "x1.5-bicubic": lambda im: im.resize((round(im.width * 1.5), round(im.height * 1.5)), R.BICUBIC),
     "x1.5-nearest": lambda im: im.resize((round(im.width * 1.5), round(im.height * 1.5)), R.NEAREST),
+    # smoothing filters soften the faint lines between open cells (KMines' 9x9 lost its top row
+    # or read 4 columns at these until 2026-12-04)
+    "x1.5-bilinear": lambda im: im.resize((round(im.width * 1.5), round(im.height * 1.5)), R.BILINEAR),
+    "x2-bilinear": lambda im: im.resize((im.width * 2, im.height * 2), R.BILINEAR),
+    "x2-bicubic": lambda im: im.resize((im.width * 2, im.height * 2), R.BICUBIC),
     "x2-lanczos": lambda im: im.resize((im.width * 2, im.height * 2), R.LANCZOS),
     "jpeg75": lambda im: _jpeg(im, 75),
     "x1.25-jpeg75": lambda im: _jpeg(
@@ -103,12 +108,9 @@ def test_a_scaled_or_jpeg_screenshot_reads_as_its_truth(shot: Path, variant: str
 
 #: Variants the reader does not read yet, and why: each must still fail (the test says so once
 #: it reads, to be moved out of here).
-KNOWN_FAILURES = {
-    ("jsm-30x16-t32-lost", "x1.25-jpeg75"): (
-        "the grid finder finds 28 of the 30 columns: its comb starts two columns to the right, "
-        "missing the two beside the page's settings panel (why is not known yet)"
-    ),
-}
+#: (Empty since 2026-12-04: JSMinesweeper's 30x16 page at 1.25x and JPEG read 28 of its 30
+#: columns until the reader learned to grow a grid by the lines beyond it that read as board.)
+KNOWN_FAILURES: dict[tuple[str, str], str] = {}
 
 
 def _desktop(window: Image.Image, seed: int) -> tuple[Image.Image, tuple[int, int]]:
@@ -152,9 +154,11 @@ def test_a_board_inside_a_busy_desktop_reads_and_is_placed(shot: Path) -> None:
     read = read_board(desk)
     _check(read, meta)
     assert all(abs(a - (b + o)) <= 2 for a, b, o in zip(read.box, alone.box, (ox, oy, ox, oy), strict=True))
-    # the hint of where it was is honoured, and gives the same read
+    # the hint of where it was is honoured, and gives the same read (the lattice fitted to the
+    # hint's crop may sit a pixel off the whole screen's: JSMinesweeper's 30x16 page, 0.9 px)
     again = read_board(desk, hint_box=read.box)
-    assert again.position == read.position and again.box == read.box
+    assert again.position == read.position
+    assert all(abs(a - b) <= 1 for a, b in zip(again.box, read.box, strict=True))
 
 
 def _pointer(img: Image.Image, at: tuple[int, int]) -> Image.Image:
@@ -229,6 +233,22 @@ def test_a_cell_painted_over_is_named_with_its_box() -> None:
     assert "row 1 col 2" in str(e.value)
     (_, _, b) = e.value.cells[0]
     assert all(abs(p - q) <= 1 for p, q in zip(b, box, strict=True))
+
+
+def test_a_covered_cell_that_looks_open_is_named_never_read_as_a_zero() -> None:
+    # Tatham's 30x16 board: an open 0 at row 7 col 12; its pixels pasted over the covered cell
+    # at row 3 col 5, amid covered cells. A 0 there would make its neighbours look proven
+    # safe; no game shows one beside a covered cell, so the reader names it instead
+    img = _open(DATA / "tatham-30x16-t32.png")
+    read = read_board(img)
+    zero, covered = 7 * read.width + 12, 3 * read.width + 5
+    assert (read_labels(read)[zero], read_labels(read)[covered]) == ("0", "H")
+    spoiled = img.copy()
+    spoiled.paste(img.crop(read.cell_box(zero)), read.cell_box(covered)[:2])
+    with pytest.raises(UnreadableScreen, match="an open 0 beside a covered cell") as e:
+        read_board(spoiled)
+    assert [(r, c) for r, c, _ in e.value.cells] == [(3, 5)]
+    assert "row 3 col 5" in str(e.value)
 
 
 def test_an_array_is_read_like_an_image_and_a_bad_one_is_refused() -> None:

@@ -36,8 +36,9 @@ MAX_PERIOD = 240.0
 MAX_ASPECT = 1.4
 #: The smallest board side the finder accepts, in cells.
 MIN_CELLS = 4
-#: A step between neighbouring pixels counted as an edge (of 255, the largest channel's).
-EDGE_STEP = 10
+#: A step between neighbouring pixels counted as an edge (of 255, the largest channel's; 10 until
+#: 2026-12-04: KMines' lines between open cells, scaled 2x by a smoothing filter, fell below it).
+EDGE_STEP = 8
 #: An edge pixel counts when it belongs to a straight run at least this long.
 MIN_RUN = 8
 
