@@ -8,7 +8,9 @@ truth; the tiles of a label are grouped (:func:`demine.screen.tiles.learn`) and 
 skin's atlas. Make the screenshots with ``benchmarks/screen_shots.py`` (other seeds than the
 test data's, so the tests read boards the templates were not learned from). ``--extend`` learns
 from the shipped skin's templates too (each as one tile of its label): new screenshots add the
-looks they show (xdemineur's 5 to 8 from dense boards) and keep the others.
+looks they show (xdemineur's 5 to 8 from dense boards) and keep the others. A screenshot whose
+truth names a ``hovered`` cell (``benchmarks/screen_hover.py``) gives that cell's tile alone: the
+rest of its board looks as the other screenshots do.
 """
 
 from __future__ import annotations
@@ -66,7 +68,11 @@ def main() -> int:
                 )
                 continue
             tiles = cut_tiles(img, grid).reshape(-1, *cut_tiles(img, grid).shape[2:])
-            samples += list(zip(tiles, labels, strict=True))
+            pairs = list(zip(tiles, labels, strict=True))
+            if "hovered" in meta:  # (benchmarks/screen_hover.py) the new look is that cell's alone
+                r, c = meta["hovered"]
+                pairs = [pairs[r * cols + c]]
+            samples += pairs
             used.append(meta.get("source", png.name))
     skin = learn(ns.skin, samples, ns.merge)
     source = f"learned by benchmarks/screen_templates.py from {len(used)} screenshots: " + "; ".join(used)
