@@ -13,6 +13,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -105,17 +106,14 @@ class LiveServer:
         return self.app.state.service
 
 
-@pytest.fixture(scope="module")
-def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    require_browser()
+@contextmanager
+def serving(app: Any) -> Iterator[LiveServer]:
+    """``app`` served by uvicorn on a free port of this machine, in a thread, while in the block."""
     import uvicorn
-
-    from demine.web.app import create_app
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = int(s.getsockname()[1])
-    app = create_app(tmp_path_factory.mktemp("web") / "games.db")
     srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     t = threading.Thread(target=srv.run, daemon=True)
     t.start()
@@ -124,9 +122,21 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
         if time.monotonic() > deadline:
             raise RuntimeError("the test server did not start")
         time.sleep(0.05)
-    yield LiveServer(f"http://127.0.0.1:{port}", app)
-    srv.should_exit = True
-    t.join(timeout=10)
+    try:
+        yield LiveServer(f"http://127.0.0.1:{port}", app)
+    finally:
+        srv.should_exit = True
+        t.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """The app with its default limits, for one test module."""
+    require_browser()
+    from demine.web.app import create_app
+
+    with serving(create_app(tmp_path_factory.mktemp("web") / "games.db")) as live:
+        yield live
 
 
 @pytest.fixture(scope="module")

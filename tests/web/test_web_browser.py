@@ -377,3 +377,35 @@ def test_restart_deals_a_new_board_in_play_and_the_same_one_once_over(
     expect(page.locator("#why")).not_to_contain_text("A new board")
     again = game_id()
     assert again not in (first, copy) and service.session(again).game.seed == service.session(first).game.seed
+
+
+def test_a_short_pause_past_the_rate_of_new_games_is_waited_out_and_a_long_one_is_said(
+    page: Page, tmp_path: Path
+) -> None:
+    """Past its rate of new games the server answers 429 with the pause to wait. A pause of a
+    second (a burst: a game, then at once a link that starts another) the page waits out and
+    sends again, and the new game comes; a pause of a minute it says, and sends nothing more."""
+    from demine.web.app import create_app
+    from demine.web.limits import ServeLimits
+    from tests.web.conftest import serving
+
+    posts: list[int] = []
+    page.on(
+        "response", lambda r: r.request.method == "POST" and "/api/games" in r.url and posts.append(r.status)
+    )
+    with serving(create_app(tmp_path / "games.db", limits=ServeLimits(games="1/second"))) as live:
+        page.goto(live.url + "/")
+        expect(page.locator("#board .cell")).to_have_count(480)
+        page.goto(live.url + "/?game=no-such-game")
+        expect(page.locator("#why")).to_contain_text("unknown or has expired")
+        expect(page.locator("#board .cell")).to_have_count(480)
+        assert page.evaluate("new URL(location.href).searchParams.get('game')") != "no-such-game"
+    assert posts == [200, 429, 200]
+    posts.clear()
+    with serving(create_app(tmp_path / "other.db", limits=ServeLimits(games="1/minute"))) as live:
+        page.goto(live.url + "/")
+        expect(page.locator("#board .cell")).to_have_count(480)
+        page.locator("#new").click()
+        expect(page.locator("#why")).to_contain_text("too many games requests")
+        page.wait_for_timeout(2500)  # past the pause a burst is given: nothing is sent again
+    assert posts == [200, 429]

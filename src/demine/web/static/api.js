@@ -1,12 +1,24 @@
 // The API client: every request the page makes goes through here.
 
+// The longest pause after a 429 that api() waits out by itself (seconds).
+const RETRY_SECONDS = 2;
+
 // GET `path`, or POST `body` as JSON (with `headers` besides); answers the JSON, or throws an
 // Error carrying the server's own message (the API always answers {"error": "..."} on failure).
+// Past a rate (429) whose pause is short (RETRY_SECONDS or less) the request is sent once more
+// after that pause: a burst of the page's own requests (Restart, New game, a link that starts a
+// new game) comes through late rather than not at all. A longer pause is the player's to see.
 export async function api(path, body, headers = {}) {
   const opts = body === undefined ? { headers } : {
     method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify(body),
   };
-  return answer(await fetch(path, opts));
+  let res = await fetch(path, opts);
+  const pause = Number(res.headers.get("retry-after"));
+  if (res.status === 429 && pause > 0 && pause <= RETRY_SECONDS) {
+    await new Promise((done) => setTimeout(done, pause * 1000));
+    res = await fetch(path, opts);
+  }
+  return answer(res);
 }
 
 const OWNER = "demine.owner";
