@@ -142,12 +142,48 @@ def tatham_id(
         for c in range(width)
         if not (abs(r - r0) <= 1 and abs(c - c0) <= 1)
     ]
-    cells = sorted(rng.sample(allowed, mines))
+    return tatham_layout_id(width, height, sorted(rng.sample(allowed, mines)), start)
+
+
+def eights_layout(width: int, height: int, start: tuple[int, int]) -> list[int]:
+    """A layout whose safe cells are the 3x3 around ``start`` and, on every third row and
+    column, cells whose eight neighbours are all mines: opened, each shows an 8."""
+    r0, c0 = start
+    safe = {
+        r * width + c
+        for r in range(1, height - 1, 3)
+        for c in range(1, width - 1, 3)
+        if max(abs(r - r0), abs(c - c0)) >= 3
+    }
+    safe |= {(r0 + dr) * width + c0 + dc for dr in (-1, 0, 1) for dc in (-1, 0, 1)}
+    return [c for c in range(width * height) if c not in safe]
+
+
+def tatham_layout_id(
+    width: int, height: int, cells: list[int], start: tuple[int, int]
+) -> tuple[str, list[int]]:
+    """The game id of Tatham's Mines that plays ``cells`` (the mines) opened at ``start``."""
+    r0, c0 = start
+    mines = len(cells)
     bits = [0] * (width * height + 3)
     for c in cells:
         bits[c] = 1
     hexes = "".join(f"{int(''.join(map(str, bits[i : i + 4])), 2):x}" for i in range(0, width * height, 4))
     return f"{width}x{height}n{mines}:{c0},{r0},u{hexes}", cells
+
+
+#: The boards and cell sizes of ``--eights`` (the mine count is the layout's).
+EIGHTS = [
+    ((9, 9, 0), 10),
+    ((16, 16, 0), 16),
+    ((16, 16, 0), 24),
+    ((9, 9, 0), 32),
+    ((9, 9, 0), 48),
+    ((9, 9, 0), 80),
+]
+
+#: ``--eights`` without ``--train``: the test data's cell sizes (none of the templates').
+EIGHTS_TEST = [((30, 16, 0), 12), ((9, 9, 0), 20), ((16, 16, 0), 40)]
 
 
 def centre(grid, cell: int, width: int) -> tuple[float, float]:
@@ -218,10 +254,18 @@ def tatham(
     seed: int,
     end: str,
     opened: float = 0.0,
+    eights: bool = False,
 ) -> None:
+    """A game of Tatham's Mines on a layout drawn from ``seed`` (or with ``eights`` the layout of
+    :func:`eights_layout`), ``opened`` of its safe cells opened at random (else a few moves of
+    logic), ended as ``end`` asks: ``NAME.png`` with its truth."""
     width, height, mines = size
     start = (height // 2, width // 2)
-    gid, layout = tatham_id(width, height, mines, start, seed)
+    if eights:
+        gid, layout = tatham_layout_id(width, height, eights_layout(width, height, start), start)
+        mines = len(layout)
+    else:
+        gid, layout = tatham_id(width, height, mines, start, seed)
     prog = Program(
         display,
         ["/usr/games/sgt-mines", gid],
@@ -238,6 +282,8 @@ def tatham(
         if opened:
             # the templates' boards: safe cells opened at random, so every number shows up
             safe = [c for c in range(width * height) if not game.is_mine(c)]
+            if eights:  # one 8 left covered: the game goes on
+                safe.remove(rng.choice([c for c in safe if game.position().state(c) == COVERED]))
             for c in rng.sample(safe, round(opened * len(safe))):
                 if game.position().state(c) == COVERED:
                     game.reveal(c)
@@ -301,6 +347,34 @@ PROGRAMS = {
 }
 
 
+def gnome_custom_keyfile(cols: int, rows: int, mines: int, tile: int) -> str:
+    """GNOME Mines' settings (GLib's keyfile backend) for a custom board of that size: its
+    window sized for cells of about ``tile`` px, question marks on (its default)."""
+    return (
+        "[org/gnome/Mines]\n"
+        f"window-width={cols * tile + 220}\nwindow-height={rows * tile + 80}\n"
+        f"mode=3\nxsize={cols}\nysize={rows}\nnmines={mines}\n"
+        "use-animations=false\nuse-question-marks=true\n"
+    )
+
+
+def gnome_start_custom(prog: Program) -> None:
+    """Past GNOME Mines' first screen (four buttons, two by two: the custom board is the lower
+    right) and its custom board's form (its Play Game button, blue, under three fields filled
+    from the settings): the board is shown, all covered."""
+    img = prog.grab()
+    h, w = img.shape[:2]
+    prog.click(0.72 * w, 0.72 * h)
+    time.sleep(0.8)
+    img = prog.grab().astype(np.int16)
+    blue = (img[..., 2] > 200) & (img[..., 0] < 90) & (img[..., 1] > 90) & (img[..., 1] < 160)
+    ys, xs = np.nonzero(blue)
+    if len(xs) < 50:
+        raise RuntimeError("GNOME Mines: no Play Game button on its custom board's form")
+    prog.click(float(np.median(xs)), float(np.median(ys)))
+    time.sleep(0.8)
+
+
 def tile_of(img: np.ndarray, grid, cell: int, width: int) -> np.ndarray:
     """The cell's tile (16x16, softened), as the reader cuts it."""
     from demine.screen.tiles import _soft, cut_tiles
@@ -342,6 +416,28 @@ def _trim_to_covered(img: np.ndarray, grid, covered: np.ndarray, near: float = 1
         Lattice(y.start + r0 * y.period, y.period, r1 - r0, y.score),
     )
     return new, c1 - c0, r1 - r0
+
+
+def _reader_grid(img: np.ndarray, program: str, grid):
+    """The grid as demine's reader finds it where it reads the program's start (it also looks
+    past the lattice's edges for lines that read as board: a GNOME board of 31 px cells was
+    found a line short by the lattice alone), else ``grid``; with its width and height."""
+    from demine.screen.grid import Grid, Lattice
+    from demine.screen.read import UnreadableScreen, read_board
+    from demine.screen.tiles import skins
+
+    if program in {s.name for s in skins()}:
+        try:
+            read = read_board(img, skin=program, text=False)
+        except UnreadableScreen:
+            read = None
+        if read is not None:
+            left, top, right, bottom = read.box
+            grid = Grid(
+                Lattice(left, (right - left) / read.width, read.width, grid.x.score),
+                Lattice(top, (bottom - top) / read.height, read.height, grid.y.score),
+            )
+    return grid, grid.x.count, grid.y.count
 
 
 def _kmines_exploded(img: np.ndarray, grid) -> bool:
@@ -404,11 +500,22 @@ def random_game(
         (Path(config.name) / "kminesrc").write_text(kmines_config(cols, rows, count))
         env = {**env, "XDG_CONFIG_HOME": config.name}
         extra = []
+    elif program == "gnome" and extra and "x" in extra[0]:  # a custom board (WxHxM, cell px)
+        board_text = extra[0]
+        (cols, rows, count), tile = (int(v) for v in board_text.split("x")), int(extra[1])
+        config = tempfile.TemporaryDirectory(prefix="gnome-")
+        keyfile = Path(config.name) / "glib-2.0" / "settings" / "keyfile"
+        keyfile.parent.mkdir(parents=True)
+        keyfile.write_text(gnome_custom_keyfile(cols, rows, count, tile))
+        env = {**env, "GSETTINGS_BACKEND": "keyfile", "XDG_CONFIG_HOME": config.name}
+        extra = []
     prog = Program(display, [*argv, *extra], env, find)
-    if config is not None:
+    if config is not None and program == "kmines":
         w, h = kmines_window(cols, rows, tile)
         subprocess.run(["xdotool", "windowsize", prog.window, str(w), str(h)], env=prog.env, check=True)
         time.sleep(1.0)
+    elif config is not None:
+        gnome_start_custom(prog)
     try:
         prog.move_away()
         img = prog.grab()
@@ -419,6 +526,7 @@ def random_game(
         # KMines' last row and column hold its dark frame where other cells hold a light gap
         near = 20 if program == "kmines" else 12
         grid, width, height = _trim_to_covered(img, grid, covered, near)
+        grid, width, height = _reader_grid(img, program, grid)
 
         def board(img: np.ndarray) -> np.ndarray:
             return tiles_of(img, grid)
@@ -516,9 +624,12 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=10, help="the random games' first seed")
     ap.add_argument("--prefix", default="", help="before each random game's name")
     ap.add_argument(
+        "--eights", action="store_true", help="Tatham's: layouts whose opened cells are 8s (and the start's)"
+    )
+    ap.add_argument(
         "--mines",
         help="instead of the usual games, one game of each of these mine counts (comma-separated; "
-        "xdemineur's -m: dense boards show the numbers 5 to 8)",
+        "xdemineur's -m; KMines' and GNOME Mines' custom 16x16: dense boards show the numbers 5 to 8)",
     )
     ns = ap.parse_args()
     out = Path(ns.out)
@@ -543,18 +654,29 @@ def main() -> int:
                 for end in ("playing", "lost"):
                     seed = 100 + 2 * i + (end == "lost")
                     tatham(display, out, f"train-tatham-{i}-{end}", size, tile, seed, end, opened=0.6)
+        if "tatham" in only and ns.eights:
+            # every safe cell opened on layouts made of 8s (with --train the templates' cell sizes)
+            for i, (size, tile) in enumerate(EIGHTS if ns.train else EIGHTS_TEST):
+                for end in ("playing", "lost"):
+                    name = f"{'train-' if ns.train else ''}tatham-eights-{i}-{end}"
+                    tatham(
+                        display, out, name, size, tile, 300 + 2 * i + (end == "lost"), end, 1.0, eights=True
+                    )
         for program in ("xdemineur", "gnome", "kmines"):
             if program in only:
                 plays = GAMES[program]
                 if ns.mines and program == "kmines":  # a custom board of each count, 16x16 at 30 px
                     plays = [[f"16x16x{m}", "30"] for m in ns.mines.split(",")]
+                elif ns.mines and program == "gnome":  # 16x16 custom boards, cells of 24-36 px in turn
+                    counts = ns.mines.split(",")
+                    plays = [[f"16x16x{m}", str((24, 30, 36)[k % 3])] for k, m in enumerate(counts)]
                 elif ns.mines:
                     plays = [["-m", m] for m in ns.mines.split(",")]
                 for k, extra in enumerate(plays):
                     random_game(
                         display, out, f"{ns.prefix}{program}-{k}", program, extra, ns.seed + k, ns.smart
                     )
-        if "tatham" in only and not ns.train:
+        if "tatham" in only and not ns.train and not ns.eights:
             tatham(display, out, "tatham-9x9-t24", (9, 9, 10), 24, 1, "playing")
             tatham(display, out, "tatham-16x16-t16-lost", (16, 16, 40), 16, 2, "lost")
             tatham(display, out, "tatham-30x16-t12", (30, 16, 99), 12, 3, "playing")

@@ -8,7 +8,9 @@ truth; the tiles of a label are grouped (:func:`demine.screen.tiles.learn`) and 
 skin's atlas. Make the screenshots with ``benchmarks/screen_shots.py`` (other seeds than the
 test data's, so the tests read boards the templates were not learned from). ``--extend`` learns
 from the shipped skin's templates too (each as one tile of its label): new screenshots add the
-looks they show (xdemineur's 5 to 8 from dense boards) and keep the others. A screenshot whose
+looks they show (xdemineur's 5 to 8 from dense boards) and keep the others; ``--labels`` takes
+only the cells of those labels from the screenshots (GNOME's 5 and 6: the rest of its dense
+boards, their many shown mines above all, would add templates without adding a look). A screenshot whose
 truth names a ``hovered`` cell (``benchmarks/screen_hover.py``) gives that cell's tile alone: the
 rest of its board looks as the other screenshots do.
 """
@@ -16,6 +18,7 @@ rest of its board looks as the other screenshots do.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -23,7 +26,7 @@ import numpy as np
 from PIL import Image
 
 from demine.screen.grid import Grid, Lattice, find_grid
-from demine.screen.tiles import TILE, cut_tiles, learn, skins
+from demine.screen.tiles import LABELS, TILE, Skin, cut_tiles, learn, skins
 from demine.screen.truth import load_truth, truth_labels
 
 
@@ -34,17 +37,24 @@ def main() -> int:
     ap.add_argument("--out", default="src/demine/screen/skins")
     ap.add_argument("--merge", type=float, default=6.0)
     ap.add_argument("--extend", action="store_true", help="keep the shipped skin's templates as samples")
+    ap.add_argument(
+        "--labels",
+        help="take only these labels' cells from the screenshots (comma-separated, with --extend: the "
+        "digits a skin lacks, its other looks kept as shipped)",
+    )
     ns = ap.parse_args()
+    only = set(ns.labels.split(",")) if ns.labels else None
     samples = []
+    kept = []  # with --labels: the shipped templates of the other labels, as they are
     used = []
     if ns.extend:
         shipped = next((s for s in skins() if s.name == ns.skin), None)
         if shipped is None:
             raise SystemExit(f"no shipped skin {ns.skin!r} to extend")
-        samples += [
-            (t.reshape(TILE, TILE, 3), lab) for t, lab in zip(shipped.templates, shipped.labels, strict=True)
-        ]
-        used.append(f"the shipped {ns.skin} templates ({len(shipped.labels)})")
+        for t, lab in zip(shipped.templates, shipped.labels, strict=True):
+            (samples if only is None or lab in only else kept).append((t.reshape(TILE, TILE, 3), lab))
+        before = json.loads((Path(ns.out) / f"{ns.skin}.json").read_text()).get("source", "")
+        used.append(f"the shipped {ns.skin} templates ({len(shipped.labels)}: {before})")
     for folder in ns.shots:
         for png in sorted(Path(folder).glob("*.png")):
             if not png.with_suffix(".json").exists():
@@ -72,9 +82,17 @@ def main() -> int:
             if "hovered" in meta:  # (benchmarks/screen_hover.py) the new look is that cell's alone
                 r, c = meta["hovered"]
                 pairs = [pairs[r * cols + c]]
+            if only is not None:
+                pairs = [(t, lab) for t, lab in pairs if lab in only]
             samples += pairs
             used.append(meta.get("source", png.name))
     skin = learn(ns.skin, samples, ns.merge)
+    if kept:
+        pairs = [*zip(skin.templates, skin.labels, strict=True), *((t.reshape(-1), lab) for t, lab in kept)]
+        pairs.sort(key=lambda p: LABELS.index(p[1]))  # (a stable sort: each label's looks in order)
+        skin = Skin(
+            skin.name, tuple(lab for _, lab in pairs), np.array([t for t, _ in pairs], dtype=np.float32)
+        )
     source = f"learned by benchmarks/screen_templates.py from {len(used)} screenshots: " + "; ".join(used)
     skin.save(Path(ns.out), source)
     counts: dict[str, int] = {}

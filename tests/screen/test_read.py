@@ -4,6 +4,7 @@ filters, JPEG at quality 75, the window inside a bigger desktop, a pointer over 
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import random
@@ -249,6 +250,28 @@ def test_a_covered_cell_that_looks_open_is_named_never_read_as_a_zero() -> None:
         read_board(spoiled)
     assert [(r, c) for r, c, _ in e.value.cells] == [(3, 5)]
     assert "row 3 col 5" in str(e.value)
+
+
+def test_a_digit_the_templates_lack_is_named_where_its_neighbours_rule_out_what_it_looks_like(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # xdemineur's lost dense board: an 8 at row 8 col 15 amid its shown mines. With its 8s taken
+    # out of the templates (as they were until they were learned), a second look that leaves out
+    # the pixels that differ most saw through the 8 to the open cell and read a 0 beside eight
+    # mines; the mines around a number bound it, so the reader names the cell instead
+    shot = DATA / "xdemineur-30x16-dense8-lost.png"
+    assert read_labels(read_board(_open(shot)))[8 * 30 + 15] == "8"
+    import demine.screen.read as reader
+
+    full = next(s for s in reader.skins() if s.name == "xdemineur")
+    keep = np.array([lab != "8" for lab in full.labels])
+    lacking = dataclasses.replace(
+        full, labels=tuple(lab for lab in full.labels if lab != "8"), templates=full.templates[keep]
+    )
+    monkeypatch.setattr(reader, "skins", lambda: [lacking])
+    with pytest.raises(UnreadableScreen, match="a number that its neighbours rule out") as e:
+        read_board(_open(shot))
+    assert [(r, c) for r, c, _ in e.value.cells] == [(8, 15)]
 
 
 def test_an_array_is_read_like_an_image_and_a_bad_one_is_refused() -> None:

@@ -39,6 +39,40 @@ def zero_beside_covered(labels: list[str], cols: int, rows: int) -> list[int]:
     return [int(c) for c in np.flatnonzero((lab == "0") & near[1:-1, 1:-1])]
 
 
+def numbers_contradicted(labels: list[str], cols: int, rows: int) -> list[int]:
+    """The cells read as a number that their neighbours (diagonals too) rule out, in reading
+    order: fewer than the mines shown around it (a lost game's mines, its exploded one), or
+    more than those and the neighbours that may hold one (covered, flagged, marked ``?``). Each
+    is a misread: a digit the templates lack, read as one they hold (an 8 as a 0, a 5 as a 4).
+
+    >>> numbers_contradicted(["mine", "mine", "H", "2", "1", "H"], 3, 2)
+    [4]
+    >>> numbers_contradicted(["0", "1", "1", "1", "2", "H", "1", "H", "F"], 3, 3)
+    []
+    """
+    lab = np.array(labels, dtype=object).reshape(rows, cols)
+    shown = np.isin(lab, ("mine", "exploded")).astype(np.int32)
+    maybe = np.isin(lab, ("H", "F", "?")).astype(np.int32)
+    low = np.zeros((rows + 2, cols + 2), dtype=np.int32)
+    high = np.zeros((rows + 2, cols + 2), dtype=np.int32)
+    for dy in (0, 1, 2):
+        for dx in (0, 1, 2):
+            if (dy, dx) != (1, 1):
+                low[dy : dy + rows, dx : dx + cols] += shown
+                high[dy : dy + rows, dx : dx + cols] += shown + maybe
+    low, high = low[1:-1, 1:-1], high[1:-1, 1:-1]
+    bad = []
+    for c in range(rows * cols):
+        r, k = divmod(c, cols)
+        if lab[r, k] in DIGITS and not low[r, k] <= int(lab[r, k]) <= high[r, k]:
+            bad.append(c)
+    return bad
+
+
+#: The labels that are a number.
+DIGITS = frozenset("012345678")
+
+
 def extend(
     img: Image.Image, grid: Grid, skin: Skin, labels: list[str], dist: NDArray[np.float32]
 ) -> tuple[Grid, list[str], NDArray[np.float32], NDArray[np.bool_]]:

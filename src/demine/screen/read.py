@@ -25,7 +25,7 @@ from demine.errors import DemineError
 from demine.screen.cells import MAX_DISTANCE, classify
 from demine.screen.counter import read_counter, total_from_counter
 from demine.screen.grid import Grid, Lattice, find_grid, find_grids
-from demine.screen.outline import extend, trim, zero_beside_covered
+from demine.screen.outline import extend, numbers_contradicted, trim, zero_beside_covered
 from demine.screen.text import read_count
 from demine.screen.tiles import Skin, cut_tiles, skins
 
@@ -218,18 +218,27 @@ def read_board(
             read,
         )
     read = _assemble(grid, labels, chosen.name, mines, float(dist.max()))
-    forbidden = zero_beside_covered(labels, cols, rows)
-    if forbidden:
-        cells = tuple((c // cols, c % cols, read.cell_box(c)) for c in forbidden)
-        shown = ", ".join(f"row {r} col {c} at {b}" for r, c, b in cells[:8])
-        more = f" and {len(cells) - 8} more" if len(cells) > 8 else ""
-        raise UnreadableScreen(
-            f"a {cols}x{rows} grid of {grid.x.period:.1f}x{grid.y.period:.1f} px cells at "
-            f"{read.box}, read as {chosen.name}, shows an open 0 beside a covered cell, which "
-            f"no game shows (a 0 opens its neighbours): a cell misread, at {shown}{more}",
-            cells,
-            read,
-        )
+    for forbidden, why in (
+        (
+            zero_beside_covered(labels, cols, rows),
+            "an open 0 beside a covered cell, which no game shows (a 0 opens its neighbours)",
+        ),
+        (
+            numbers_contradicted(labels, cols, rows),
+            "a number that its neighbours rule out (fewer than the mines shown around it, or more "
+            "than those and the cells that may hold one)",
+        ),
+    ):
+        if forbidden:
+            cells = tuple((c // cols, c % cols, read.cell_box(c)) for c in forbidden)
+            shown = ", ".join(f"row {r} col {c} at {b}" for r, c, b in cells[:8])
+            more = f" and {len(cells) - 8} more" if len(cells) > 8 else ""
+            raise UnreadableScreen(
+                f"a {cols}x{rows} grid of {grid.x.period:.1f}x{grid.y.period:.1f} px cells at "
+                f"{read.box}, read as {chosen.name}, shows {why}: a cell misread, at {shown}{more}",
+                cells,
+                read,
+            )
     counter = read_counter(rgb, read.box, grid.x.period)
     total, said = None, None
     if mines is None:
