@@ -624,6 +624,9 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=10, help="the random games' first seed")
     ap.add_argument("--prefix", default="", help="before each random game's name")
     ap.add_argument(
+        "--tiles", default="24,30,36", help="GNOME's custom boards: their cell sizes (px), in turn"
+    )
+    ap.add_argument(
         "--eights", action="store_true", help="Tatham's: layouts whose opened cells are 8s (and the start's)"
     )
     ap.add_argument(
@@ -667,9 +670,9 @@ def main() -> int:
                 plays = GAMES[program]
                 if ns.mines and program == "kmines":  # a custom board of each count, 16x16 at 30 px
                     plays = [[f"16x16x{m}", "30"] for m in ns.mines.split(",")]
-                elif ns.mines and program == "gnome":  # 16x16 custom boards, cells of 24-36 px in turn
-                    counts = ns.mines.split(",")
-                    plays = [[f"16x16x{m}", str((24, 30, 36)[k % 3])] for k, m in enumerate(counts)]
+                elif ns.mines and program == "gnome":  # 16x16 custom boards, cells of --tiles px in turn
+                    counts, tiles = ns.mines.split(","), ns.tiles.split(",")
+                    plays = [[f"16x16x{m}", tiles[k % len(tiles)]] for k, m in enumerate(counts)]
                 elif ns.mines:
                     plays = [["-m", m] for m in ns.mines.split(",")]
                 for k, extra in enumerate(plays):
