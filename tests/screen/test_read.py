@@ -274,6 +274,21 @@ def test_a_digit_the_templates_lack_is_named_where_its_neighbours_rule_out_what_
     assert [(r, c) for r, c, _ in e.value.cells] == [(8, 15)]
 
 
+def test_a_count_that_no_layout_of_the_board_fits_is_no_count() -> None:
+    # GNOME's dense 16x16 writes "2/114" beside its flag; scaled 1.25x (nearest), Tesseract read
+    # "2/14". The numbers shown need more mines than 14, so that count is not taken: the total is
+    # the right one or none, never 14 (it would make the cells off the numbers look almost safe)
+    from demine.screen.read import _count_explains
+
+    shot = DATA / "gnome-16x16-t30-dense-mid.png"
+    meta = load_truth(shot)
+    truth = read_board(_open(shot), mines=meta["mines"]).position
+    assert _count_explains(truth, 114) and not _count_explains(truth, 14)
+    img = _open(shot)
+    scaled = img.resize((round(img.width * 1.25), round(img.height * 1.25)), Image.NEAREST)
+    assert read_board(scaled).position.mines in (None, 114)
+
+
 def test_an_array_is_read_like_an_image_and_a_bad_one_is_refused() -> None:
     img = _open(SHOTS[0])
     assert read_board(np.asarray(img)).position == read_board(img).position

@@ -246,8 +246,16 @@ def read_board(
         if counter is not None:
             total = _fits(read, total_from_counter(counter, flags, read.width * read.height))
         if total is None and text:
-            written = read_count(img, read.box, grid.x.period, read.width, read.height, flags)
-            if written is not None and _fits(read, written.total) is not None:
+            written = read_count(
+                img,
+                read.box,
+                grid.x.period,
+                read.width,
+                read.height,
+                flags,
+                fits=lambda t: _fits(read, t) is not None,
+            )
+            if written is not None:
                 total, said = written.total, written.text
         if total is not None:
             read = _assemble(grid, labels, chosen.name, total, float(dist.max()))
@@ -265,7 +273,29 @@ def _fits(read: BoardRead, total: int | None) -> int | None:
     flags = states.count(FLAG)
     shown = len(read.mines_shown) + (read.exploded is not None) + flags - len(read.wrong_flags)
     room = states.count(COVERED) + flags
-    return total if shown <= total <= room else None
+    if not shown <= total <= room:
+        return None
+    return total if _count_explains(read.position, total) else None
+
+
+def _count_explains(position: Position, total: int) -> bool:
+    """Whether some layout of ``total`` mines gives the numbers shown, or the numbers are
+    explained by none at all (then the board is what is wrong, not the count): a count read
+    as text with a digit dropped (GNOME's ``0/114`` as ``0/14``) is then no count. The flags
+    are left out, as the player's guesses."""
+    from demine.analysis import analyze
+    from demine.errors import InconsistentPosition
+
+    open_board = position.without_flags()
+    try:
+        analyze(open_board.with_mines(total))
+    except InconsistentPosition:
+        try:
+            analyze(open_board.with_mines(None))
+        except InconsistentPosition:
+            return True
+        return False
+    return True
 
 
 def find_face(rgb: NDArray[np.uint8], box: tuple[int, int, int, int], cell: float) -> tuple[int, int] | None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,14 +106,16 @@ def read_count(
     flags: int,
     *,
     margin: int | None = None,
+    fits: Callable[[int], bool] | None = None,
 ) -> CountText | None:
     """The mine total written beside the ``width`` x ``height`` board at ``box`` in ``img``
     (:func:`count_from_lines` of :func:`text_lines` within ``margin``), or None; the reads of
-    ``ATTEMPTS`` in turn until one gives a count."""
+    ``ATTEMPTS`` in turn until one gives a count (that ``fits`` takes, when given: a count the
+    board cannot hold is a misread, and the next read may get it right)."""
     for layout, scale in ATTEMPTS:
         lines = text_lines(img, box, cell, margin=margin, layout=layout, scale=scale)
         found = count_from_lines(lines, width, height, flags)
-        if found is not None:
+        if found is not None and (fits is None or fits(found.total)):
             return found
     return None
 
