@@ -626,6 +626,7 @@ def main() -> int:
     ap.add_argument(
         "--tiles", default="24,30,36", help="GNOME's custom boards: their cell sizes (px), in turn"
     )
+    ap.add_argument("--board", default="16x16", help="GNOME's custom boards: their size (WxH)")
     ap.add_argument(
         "--eights", action="store_true", help="Tatham's: layouts whose opened cells are 8s (and the start's)"
     )
@@ -670,9 +671,9 @@ def main() -> int:
                 plays = GAMES[program]
                 if ns.mines and program == "kmines":  # a custom board of each count, 16x16 at 30 px
                     plays = [[f"16x16x{m}", "30"] for m in ns.mines.split(",")]
-                elif ns.mines and program == "gnome":  # 16x16 custom boards, cells of --tiles px in turn
+                elif ns.mines and program == "gnome":  # custom --board boards, cells of --tiles px in turn
                     counts, tiles = ns.mines.split(","), ns.tiles.split(",")
-                    plays = [[f"16x16x{m}", tiles[k % len(tiles)]] for k, m in enumerate(counts)]
+                    plays = [[f"{ns.board}x{m}", tiles[k % len(tiles)]] for k, m in enumerate(counts)]
                 elif ns.mines:
                     plays = [["-m", m] for m in ns.mines.split(",")]
                 for k, extra in enumerate(plays):
