@@ -31,12 +31,21 @@ def zero_beside_covered(labels: list[str], cols: int, rows: int) -> list[int]:
     [0]
     """
     lab = np.array(labels, dtype=object).reshape(rows, cols)
-    covered = lab == "H"
-    near = np.zeros((rows + 2, cols + 2), dtype=bool)
+    return [int(c) for c in np.flatnonzero((lab == "0") & (_around(lab == "H") > 0))]
+
+
+def _around(mask: NDArray[np.bool_]) -> NDArray[np.int32]:
+    """Each cell's count of neighbours (diagonals too, the cell itself not) where ``mask``
+    holds."""
+    rows, cols = mask.shape
+    padded = np.zeros((rows + 2, cols + 2), dtype=np.int32)
+    padded[1:-1, 1:-1] = mask
+    count = np.zeros((rows, cols), dtype=np.int32)
     for dy in (0, 1, 2):
         for dx in (0, 1, 2):
-            near[dy : dy + rows, dx : dx + cols] |= covered
-    return [int(c) for c in np.flatnonzero((lab == "0") & near[1:-1, 1:-1])]
+            if (dy, dx) != (1, 1):
+                count += padded[dy : dy + rows, dx : dx + cols]
+    return count
 
 
 def numbers_contradicted(labels: list[str], cols: int, rows: int) -> list[int]:
@@ -51,26 +60,11 @@ def numbers_contradicted(labels: list[str], cols: int, rows: int) -> list[int]:
     []
     """
     lab = np.array(labels, dtype=object).reshape(rows, cols)
-    shown = np.isin(lab, ("mine", "exploded")).astype(np.int32)
-    maybe = np.isin(lab, ("H", "F", "?")).astype(np.int32)
-    low = np.zeros((rows + 2, cols + 2), dtype=np.int32)
-    high = np.zeros((rows + 2, cols + 2), dtype=np.int32)
-    for dy in (0, 1, 2):
-        for dx in (0, 1, 2):
-            if (dy, dx) != (1, 1):
-                low[dy : dy + rows, dx : dx + cols] += shown
-                high[dy : dy + rows, dx : dx + cols] += shown + maybe
-    low, high = low[1:-1, 1:-1], high[1:-1, 1:-1]
-    bad = []
-    for c in range(rows * cols):
-        r, k = divmod(c, cols)
-        if lab[r, k] in DIGITS and not low[r, k] <= int(lab[r, k]) <= high[r, k]:
-            bad.append(c)
-    return bad
-
-
-#: The labels that are a number.
-DIGITS = frozenset("012345678")
+    low = _around(np.isin(lab, ("mine", "exploded")))
+    high = low + _around(np.isin(lab, ("H", "F", "?")))
+    digit = np.isin(lab, tuple("012345678"))
+    value = np.where(digit, lab, "0").astype(np.int32)
+    return [int(c) for c in np.flatnonzero(digit & ((value < low) | (value > high)))]
 
 
 def extend(
