@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -615,6 +616,18 @@ def random_game(
             config.cleanup()
 
 
+def _listed(pattern: str, what: str):
+    """An argparse type: the text as given where it matches ``pattern`` whole, else an error
+    that says what was wanted."""
+
+    def check(text: str) -> str:
+        if re.fullmatch(pattern, text) is None:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
+        return text
+
+    return check
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("out")
@@ -624,9 +637,17 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=10, help="the random games' first seed")
     ap.add_argument("--prefix", default="", help="before each random game's name")
     ap.add_argument(
-        "--tiles", default="24,30,36", help="GNOME's custom boards: their cell sizes (px), in turn"
+        "--tiles",
+        default="24,30,36",
+        type=_listed(r"\d+(,\d+)*", "cell sizes in px, comma-separated: 24,30,36"),
+        help="GNOME's custom boards: their cell sizes (px), in turn",
     )
-    ap.add_argument("--board", default="16x16", help="GNOME's custom boards: their size (WxH)")
+    ap.add_argument(
+        "--board",
+        default="16x16",
+        type=_listed(r"\d+x\d+", "a size WxH: 30x16"),
+        help="GNOME's custom boards: their size (WxH)",
+    )
     ap.add_argument(
         "--eights", action="store_true", help="Tatham's: layouts whose opened cells are 8s (and the start's)"
     )
